@@ -1,0 +1,258 @@
+"""Backward induction, one level (hand size) at a time, inside numba.
+
+``R[k][h, s, c, d]`` is the value, before the next prize is revealed, of
+hand pattern ``h`` with prize set ``s`` hidden, carried pot ``cvals[c]`` and
+score difference ``d - dmax[k]`` (``win`` only; under ``points`` values are
+additive in the difference, so the table stores the future margin alone).
+Level k is computed from level k - 1 only: each entry averages, over the
+prize revealed next, the value of that round's stage game, whose entries are
+level k - 1 values (RULES.md, "States, values and strategies").
+
+Only patterns with ``swap[h] >= h`` are solved: exchanging the players
+negates the value and the difference, so the other half is filled by
+``R[swap[h], s, c, -d] = -R[h, s, c, d]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, objmode, prange
+
+from .encoding import LUT_OFF, classes, decode, successor
+from .stage import StageSolveError, highs_stage, solve_stage, stage_work_size
+
+MAXC = 13  # most classes a player can have (13 cards)
+WORK = stage_work_size(MAXC, MAXC)
+
+
+@njit(cache=True)
+def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, win,
+                cvals_prev, dmax_prev, R_prev):
+    """Value for A of one cell of a stage game: the bids' outcome ``o`` is known.
+
+    ``sum_prev`` is the sum of the prizes hidden after this reveal and
+    ``s_prev`` their set's index at level k - 1. Under ``points`` the
+    difference is left out (callers add it).
+    """
+    if k == 1:
+        # last round: a tie discards the pot under both tie rules
+        if win:
+            dd = d + o * pot
+            return 1.0 if dd > 0 else (-1.0 if dd < 0 else 0.0)
+        return float(o * pot)
+    c2 = 0
+    if o == 0 and carry:
+        c2 = pot if random_order else ci + 1
+    if c2 >= R_prev.shape[2] or s_prev >= R_prev.shape[1] or succ < 0:
+        return np.nan  # outside the tabulated space (callers fall back)
+    if not win:
+        return o * pot + R_prev[succ, s_prev, c2, 0]
+    dd = d + o * pot
+    rem = sum_prev + cvals_prev[c2]
+    if dd > rem:
+        return 1.0  # decided: B cannot catch up
+    if dd < -rem:
+        return -1.0
+    if dd > dmax_prev or dd < -dmax_prev:
+        return np.nan
+    return R_prev[succ, s_prev, c2, dd + dmax_prev]
+
+
+@njit(parallel=True, cache=True)
+def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
+                 random_order, carry, win,
+                 sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
+                 cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
+                 cvals_prev, dmax_prev, R_prev, R_out, games_out, fails_out, use_highs):
+    """Fill ``R_out`` (level k) for the canonical patterns ``hs``.
+
+    ``R_out`` is modified in place, for ``hs`` and their swapped patterns;
+    ``games_out[i]`` / ``fails_out[i]`` receive the number of stage games
+    solved for ``hs[i]`` and of those whose solver did not report success.
+    """
+    nsets = len(sets_k)
+    nc = len(cvals_k)
+    for i in prange(len(hs)):
+        h = hs[i]
+        u = pat_u[h]
+        tokens = np.empty(16, dtype=np.int64)
+        tmp = np.empty(16, dtype=np.int64)
+        cls_a = np.empty(MAXC, dtype=np.int64)
+        cls_b = np.empty(MAXC, dtype=np.int64)
+        decode(u, pat_code[h], tokens)
+        na, nb = classes(tokens, u, cls_a, cls_b)
+        succ = np.empty((MAXC, MAXC), dtype=np.int64)
+        outc = np.empty((MAXC, MAXC), dtype=np.int64)
+        for a in range(na):
+            for b in range(nb):
+                succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+        M = np.empty((MAXC, MAXC), dtype=np.float64)
+        x = np.empty(MAXC, dtype=np.float64)
+        y = np.empty(MAXC, dtype=np.float64)
+        work = np.empty(WORK, dtype=np.float64)
+        sw = pat_swap[h]
+        sym = sw == h
+        cap = union_cap - u
+        games = 0
+        fails = 0
+        for si in range(nsets):
+            mask = sets_k[si]
+            S = set_sum[mask] if random_order else hidden_sum_k
+            for ci in range(nc):
+                if min_ties_k[si, ci] > cap:
+                    continue  # this carry needs more ties than the hands allow
+                c = cvals_k[ci]
+                if win:
+                    dlim = min(S + c, diff_reach - S - c, dmax_k)
+                    if dlim < 0:
+                        continue
+                    dlo = 0 if sym else -dlim
+                else:
+                    dlim = 0
+                    dlo = 0
+                for d in range(dlo, dlim + 1):
+                    if sym and d == 0:
+                        R_out[h, si, ci, dmax_k] = 0.0  # symmetric position: value 0
+                        continue
+                    acc = 0.0
+                    npots = 0
+                    for q in range(len(values) if random_order else 1):
+                        if random_order:
+                            if not (mask >> q) & 1:
+                                continue
+                            p = values[q]
+                            m2 = mask & ~(1 << q)
+                            s_prev = set_rank[m2]
+                            sum_prev = set_sum[m2]
+                        else:
+                            p = seq_next
+                            s_prev = 0
+                            sum_prev = hidden_sum_k - p
+                        pot = c + p
+                        for a in range(na):
+                            for b in range(nb):
+                                M[a, b] = stage_entry(k, outc[a, b], pot, d, ci, s_prev, sum_prev,
+                                                      succ[a, b], random_order, carry, win,
+                                                      cvals_prev, dmax_prev, R_prev)
+                        if use_highs:
+                            with objmode(v="float64", st="int64"):
+                                v, st = _highs_value(M, na, nb)
+                        else:
+                            v, st = solve_stage(M, na, nb, x, y, work)
+                        games += 1
+                        if st != 0 or not np.isfinite(v):
+                            fails += 1
+                        acc += v
+                        npots += 1
+                    val = acc / npots
+                    R_out[h, si, ci, d + dmax_k] = val
+                    if not (sym and d == 0):
+                        R_out[sw, si, ci, dmax_k - d] = -val
+        games_out[i] = games
+        fails_out[i] = fails
+
+
+# ---------------------------------------------------------------------------
+# Python driver
+# ---------------------------------------------------------------------------
+
+def _highs_value(M, na, nb):
+    """HiGHS value of ``M[:na, :nb]`` and a status code, for the checking backend."""
+    try:
+        return float(highs_stage(M[:na, :nb].copy()).value), 0
+    except StageSolveError:
+        return np.nan, 1
+
+
+def level_work(space, k: int) -> int:
+    """Exact number of stage games level k will solve (both halves counted once).
+
+    Mirrors the loops of :func:`level_kernel`, vectorised over patterns.
+    """
+    if k == 0:
+        return 0
+    pats = space.patterns
+    us = pats.level_u[k].astype(np.int64)
+    canon = pats.level_swap[k] >= np.arange(pats.count(k))
+    sym = pats.level_swap[k] == np.arange(pats.count(k))
+    if space.random_order:
+        S = space.prize_sets.set_sum[space.sets[k]][:, None]
+    else:
+        S = np.full((1, 1), space.hidden_sum(k))
+    c = space.cvals[k][None, :]
+    if space.win:
+        dlim = np.minimum(np.minimum(S + c, space.diff_reach - S - c), space.dmax[k])
+        full = np.where(dlim >= 0, 2 * dlim + 1, 0)
+        half = np.where(dlim >= 0, dlim, 0)  # symmetric patterns: d > 0 only
+    else:
+        full = np.ones_like(S + c)
+        half = np.zeros_like(S + c)
+    mt = space.min_ties[k].astype(np.int64)
+    total = 0
+    for u in np.unique(us):
+        valid = mt <= space.union_cap - u
+        n_plain = int(np.count_nonzero(canon & ~sym & (us == u)))
+        n_sym = int(np.count_nonzero(sym & (us == u)))
+        total += n_plain * int((full * valid).sum()) + n_sym * int((half * valid).sum())
+    pots = k if space.random_order else 1
+    return total * pots
+
+
+def run_induction(space, progress=None, start_tables=None, on_level=None, chunks_per_level=64, use_highs=False):
+    """Compute every level table of ``space`` bottom-up.
+
+    Parameters
+    ----------
+    space : StateSpace
+    progress : callable, optional
+        ``progress(level, games_done_in_chunk)`` after every chunk of work.
+    start_tables : list of ndarray, optional
+        Tables of levels 0..j already computed (resume); induction continues
+        at level j + 1.
+    on_level : callable, optional
+        ``on_level(k, tables)`` after each finished level (checkpoints).
+
+    Returns
+    -------
+    tables : list of ndarray
+        ``tables[k]`` has shape ``space.shape(k)``.
+    games : int
+        Stage games solved.
+    """
+    pats = space.patterns
+    tables = list(start_tables) if start_tables else [np.zeros(space.shape(0))]
+    if space.random_order:
+        set_rank, set_sum, values = space.prize_sets.set_rank, space.prize_sets.set_sum, space.prize_sets.values
+    else:
+        set_rank = set_sum = np.zeros(1, np.int64)
+        values = np.zeros(0, np.int64)
+    games_total = 0
+    L = len(space.items)
+    for k in range(len(tables), space.kmax + 1):
+        R = np.full(space.shape(k), np.nan)
+        idx = np.arange(pats.count(k), dtype=np.int64)
+        hs = idx[pats.level_swap[k] >= idx]
+        seq_next = int(space.seq[L - k]) if not space.random_order else 0
+        hidden_k = space.hidden_sum(k) if not space.random_order else 0
+        n_chunks = max(1, min(chunks_per_level, len(hs) // 16))
+        for part in np.array_split(hs, n_chunks):
+            if len(part) == 0:
+                continue
+            games = np.zeros(len(part), np.int64)
+            fails = np.zeros(len(part), np.int64)
+            level_kernel(k, part, pats.level_u[k], pats.level_code[k], pats.level_swap[k],
+                         pats.lut, LUT_OFF, space.random_order, space.carry, space.win,
+                         space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
+                         space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k],
+                         space.diff_reach, space.cvals[k - 1], space.dmax[k - 1], tables[k - 1],
+                         R, games, fails, use_highs)
+            if fails.any():
+                raise StageSolveError(f"{int(fails.sum())} stage games at level {k} were not solved "
+                                      f"to optimality; this is a solver bug, please report it")
+            games_total += int(games.sum())
+            if progress is not None:
+                progress(k, int(games.sum()))
+        tables.append(R)
+        if on_level is not None:
+            on_level(k, tables)
+    return tables, games_total

@@ -1,0 +1,227 @@
+"""Rules: the validated description of one Goofspiel game (RULES.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cards import parse_cards
+
+TIES = ("carry", "discard")
+OBJECTIVES = ("points", "win")
+NAMED_ORDERS = ("random", "ascending", "descending")
+MAX_CARDS = 13
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A two-player Goofspiel game, validated on construction.
+
+    Parameters
+    ----------
+    n : int
+        Deck size, 1..13 (13 is the full game).
+    tie : {"carry", "discard"}
+        ``carry`` (the documents' rule): a tie keeps the pot for the next
+        round, a tie in the last round discards it. ``discard``: a tie
+        discards the pot.
+    objective : {"points", "win"}
+        ``points``: A's payoff is the final score margin; ``win``: +1/0/-1.
+    order : {"random", "ascending", "descending"} or sequence of int or str
+        Prize order: uniformly random, or fixed and public (a permutation of
+        1..n, e.g. ``(3, 1, 5, 2, 4)`` or ``"3,1,5,2,4"``).
+
+    Raises
+    ------
+    ValueError
+        With a one-line message naming the problem and the fix.
+    """
+
+    n: int = 13
+    tie: str = "carry"
+    objective: str = "points"
+    order: object = "random"
+    sequence: tuple | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        n = self.n
+        if isinstance(n, bool) or not isinstance(n, int):
+            try:
+                n = int(str(n))
+            except ValueError:
+                raise ValueError(f"n={self.n!r} is not a whole number: give a deck size 1..{MAX_CARDS}") from None
+            object.__setattr__(self, "n", n)
+        if not 1 <= n <= MAX_CARDS:
+            raise ValueError(f"n={n} is outside 1..{MAX_CARDS}: choose a deck size between 1 and {MAX_CARDS}")
+        tie = str(self.tie).lower()
+        if tie not in TIES:
+            raise ValueError(f"unknown tie rule {self.tie!r}: use one of {', '.join(TIES)}")
+        objective = str(self.objective).lower()
+        if objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {self.objective!r}: use one of {', '.join(OBJECTIVES)}")
+        object.__setattr__(self, "tie", tie)
+        object.__setattr__(self, "objective", objective)
+        order = self.order
+        if isinstance(order, str) and order.strip().lower() in NAMED_ORDERS:
+            order = order.strip().lower()
+            seq = {"random": None,
+                   "ascending": tuple(range(1, n + 1)),
+                   "descending": tuple(range(n, 0, -1))}[order]
+        else:
+            try:
+                seq = parse_cards(order, n, what="order")
+            except ValueError as exc:
+                if isinstance(order, str) and "," not in order and not order.strip().isdigit():
+                    raise ValueError(f"unknown order {order!r}: use random, ascending, descending "
+                                     f"or a permutation of 1..{n} such as "
+                                     f"{','.join(str(i) for i in range(1, n + 1))}") from None
+                raise ValueError(f"order is not a permutation of 1..{n}: {exc}") from None
+            if sorted(seq) != list(range(1, n + 1)):
+                raise ValueError(f"order {','.join(map(str, seq))} is not a permutation of 1..{n}: "
+                                 f"list every card 1..{n} exactly once")
+            if seq == tuple(range(1, n + 1)):
+                order = "ascending"
+            elif seq == tuple(range(n, 0, -1)):
+                order = "descending"
+            else:
+                order = seq
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "sequence", seq)
+
+    @property
+    def random_order(self) -> bool:
+        """True when the prizes come in a uniformly random, hidden order."""
+        return self.sequence is None
+
+    @property
+    def total(self) -> int:
+        """Sum of all prize values, n(n+1)/2."""
+        return self.n * (self.n + 1) // 2
+
+    @property
+    def order_name(self) -> str:
+        """``random``, ``ascending``, ``descending`` or the permutation as text."""
+        return self.order if isinstance(self.order, str) else ",".join(map(str, self.order))
+
+    def to_dict(self) -> dict:
+        """Plain-data form, as stored in solution files and JSON output."""
+        return {"n": self.n, "tie": self.tie, "objective": self.objective, "order": self.order_name}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Rules":
+        """Inverse of :meth:`to_dict`."""
+        return cls(n=int(data["n"]), tie=data["tie"], objective=data["objective"], order=data["order"])
+
+    def describe(self) -> str:
+        """One line for people: ``n=8 tie=carry objective=points order=random``."""
+        return f"n={self.n} tie={self.tie} objective={self.objective} order={self.order_name}"
+
+
+@dataclass(frozen=True)
+class DecisionState:
+    """A validated decision state (RULES.md "States, values and strategies").
+
+    ``prizes`` lists the hidden prizes in reveal order for a fixed order and
+    sorted for a random one; ``carry_chain`` (fixed order only) is how many
+    tied rounds' prizes the pot holds besides the revealed one.
+    """
+
+    hand_a: tuple
+    hand_b: tuple
+    pot: int
+    prizes: tuple
+    diff: int
+    carry_chain: int = 0
+
+    @property
+    def k(self) -> int:
+        """Cards in each hand."""
+        return len(self.hand_a)
+
+
+def _subset_sums(values) -> set:
+    sums = {0}
+    for v in values:
+        sums |= {s + v for s in sums}
+    return sums
+
+
+def validate_state(rules: Rules, hand_a, hand_b, pot, prizes=(), diff=0) -> DecisionState:
+    """Check that a decision state can occur under ``rules``.
+
+    Parameters
+    ----------
+    rules : Rules
+    hand_a, hand_b : iterable of int or str, or comma-separated str
+        Remaining bid cards (equal size, at least one).
+    pot : int
+        Points at stake this round: the revealed prize plus any carried pot.
+    prizes : iterable
+        Hidden prizes (k - 1 of them).
+    diff : int
+        Score A - score B so far.
+
+    Returns
+    -------
+    DecisionState
+
+    Raises
+    ------
+    ValueError
+        One line naming what is wrong and how to fix it.
+    """
+    n = rules.n
+    a = parse_cards(hand_a, n, what="hand A")
+    b = parse_cards(hand_b, n, what="hand B")
+    p = parse_cards(prizes, n, what="prizes")
+    if not a or not b:
+        raise ValueError("a hand is empty: give each player at least one card")
+    if len(a) != len(b):
+        raise ValueError(f"hands differ in size ({len(a)} and {len(b)} cards): both players hold the same number of cards")
+    k = len(a)
+    if len(p) != k - 1:
+        raise ValueError(f"{len(p)} hidden prizes given for hands of {k} cards: list exactly {k - 1} (hand size - 1)")
+    pot, diff = _whole(pot, "pot"), _whole(diff, "diff")
+    limit = rules.total - sum(p)
+    if pot < 1 or pot > limit:
+        raise ValueError(f"pot {pot} is impossible: with these prizes hidden it lies between 1 and {limit}")
+    revealed = [v for v in range(1, n + 1) if v not in p]
+    chain = 0
+    if rules.random_order:
+        if rules.tie == "discard" and pot not in revealed:
+            raise ValueError(f"pot {pot} is impossible under the discard rule: the pot is the revealed prize, "
+                             f"a card 1..{n} not among the hidden prizes")
+        if rules.tie == "carry" and not any(pot - r in _subset_sums([v for v in revealed if v != r])
+                                            for r in revealed if r <= pot):
+            raise ValueError(f"pot {pot} is impossible: it must be the revealed prize plus prizes carried from ties")
+        p = tuple(sorted(p))
+    else:
+        seq = rules.sequence
+        expect = seq[n - k + 1:]
+        if set(p) != set(expect):
+            raise ValueError(f"with {k} cards left the hidden prizes of order {rules.order_name} are "
+                             f"{','.join(map(str, expect)) or 'none'}: list those")
+        p = tuple(expect)
+        shown = seq[n - k]
+        chains = [sum(seq[n - k - j:n - k]) for j in range(n - k + 1)] if rules.tie == "carry" else [0]
+        if pot - shown not in chains:
+            allowed = ", ".join(str(shown + c) for c in chains)
+            raise ValueError(f"pot {pot} cannot occur at this point of order {rules.order_name}: "
+                             f"it must be one of {allowed}")
+        chain = chains.index(pot - shown)
+    reach = rules.total - sum(p) - pot
+    if abs(diff) > reach:
+        raise ValueError(f"diff {diff} is unreachable: only {reach} points have been handed out, "
+                         f"so |diff| <= {reach}")
+    return DecisionState(a, b, pot, p, diff, chain)
+
+
+def _whole(value, name) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} {value!r} is not a whole number: give an integer")
+    try:
+        out = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} {value!r} is not a whole number: give an integer") from None
+    if out != value and not isinstance(value, str):
+        raise ValueError(f"{name} {value!r} is not a whole number: give an integer")
+    return out
