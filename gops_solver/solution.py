@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import __version__
+from .checkpoint import Checkpointer
 from .encoding import StateSpace, classes, hands_to_pattern, successor, LUT_OFF, TOK_A, TOK_B
 from .induction import StageSolveError, level_work, run_induction, stage_entry
 from .rules import Rules, validate_state
@@ -140,6 +141,7 @@ class Solution:
                              for t in self.tables]}
         blob = json.dumps(header).encode()
         _atomic_write(path, [MAGIC, len(blob).to_bytes(8, "little"), blob] + [np.ascontiguousarray(t) for t in self.tables])
+        Checkpointer(path, self.rules).clear()  # the solution is safe: its checkpoints are not needed
 
 
 def _atomic_write(path, parts) -> None:
@@ -230,7 +232,7 @@ def load(path, rules: Rules | None = None) -> Solution:
 # solving
 # ---------------------------------------------------------------------------
 
-def solve(rules: Rules, progress=None, stage_solver: str = "numba") -> Solution:
+def solve(rules: Rules, progress=None, stage_solver: str = "numba", checkpoint=None, resume=False) -> Solution:
     """Solve a game exactly by backward induction.
 
     Parameters
@@ -241,6 +243,11 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba") -> Solution:
         :func:`projected_work` for the total.
     stage_solver : {"numba", "highs"}
         ``highs`` solves every stage game with scipy's HiGHS LP (slow; for checking).
+    checkpoint : path-like, optional
+        Solution file the caller will write: finished levels are kept in
+        ``checkpoint + ".ckpt/"`` until :meth:`Solution.save` succeeds.
+    resume : bool
+        Continue from those checkpoints instead of starting afresh.
 
     Returns
     -------
@@ -251,7 +258,15 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba") -> Solution:
     _check_backend(stage_solver)
     t0 = time.perf_counter()
     space = full_space(rules)
-    tables, games = run_induction(space, progress=progress, use_highs=stage_solver == "highs")
+    start, on_level = None, None
+    if checkpoint is not None:
+        ckpt = Checkpointer(checkpoint, rules)
+        start = ckpt.load(space) if resume else []
+        if not start:
+            ckpt.start()
+        on_level = ckpt.save_level
+    tables, games = run_induction(space, progress=progress, start_tables=start or None, on_level=on_level,
+                                  use_highs=stage_solver == "highs")
     return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
 
 

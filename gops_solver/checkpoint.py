@@ -1,0 +1,107 @@
+"""Checkpoints of a long solve: one file per finished level, written atomically.
+
+They live in ``OUT.ckpt/`` beside the solution file ``OUT``; ``gops solve
+--resume`` reloads the finished levels and continues with the next one.
+Induction is deterministic, so a resumed solve gives identical tables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from . import __version__
+
+
+def check_out_path(path) -> None:
+    """Fail early, before a long solve, if ``path`` cannot be written.
+
+    Raises
+    ------
+    ValueError
+        The path is a folder, its folder is missing, or not writable.
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path}: it is a folder; give a file name")
+    if not os.path.isdir(folder):
+        raise ValueError(f"cannot write {path}: folder {folder} does not exist; create it or choose another path")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write {path}: folder {folder} is not writable; choose another path")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"cannot write {path}: the file is read-only; choose another path")
+
+
+class Checkpointer:
+    """Per-level checkpoints of one solve in ``OUT.ckpt/``.
+
+    Parameters
+    ----------
+    out : path-like
+        The solution file the solve will write.
+    rules : Rules
+    """
+
+    def __init__(self, out, rules):
+        self.dir = os.fspath(out) + ".ckpt"
+        self.rules = rules
+
+    def _meta(self) -> dict:
+        return {"rules": self.rules.to_dict(), "package_version": __version__}
+
+    def start(self) -> None:
+        """Begin a fresh solve: drop any older checkpoints of this output."""
+        self.clear()
+        os.makedirs(self.dir)
+        self._write(os.path.join(self.dir, "meta.json"), json.dumps(self._meta()).encode())
+
+    def save_level(self, k: int, tables) -> None:
+        """Write level ``k`` (``tables[k]``) atomically."""
+        fd, tmp = tempfile.mkstemp(prefix=".level-", suffix=".npy", dir=self.dir)
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, tables[k])
+        os.replace(tmp, os.path.join(self.dir, f"level_{k:02d}.npy"))
+
+    def load(self, space) -> list:
+        """Tables of the finished levels, level 0 first; ``[]`` when none.
+
+        Raises
+        ------
+        ValueError
+            The checkpoints belong to other rules or another version.
+        """
+        meta_path = os.path.join(self.dir, "meta.json")
+        if not os.path.exists(meta_path):
+            return []
+        with open(meta_path) as fh:
+            meta = json.load(fh)
+        if meta != self._meta():
+            raise ValueError(f"checkpoints in {self.dir} are for {meta.get('rules')}, not {self.rules.to_dict()}: "
+                             f"drop --resume to start afresh")
+        tables = [np.zeros(space.shape(0))]
+        for k in range(1, space.kmax + 1):
+            f = os.path.join(self.dir, f"level_{k:02d}.npy")
+            if not os.path.exists(f):
+                break
+            arr = np.load(f)
+            if arr.shape != space.shape(k):
+                raise ValueError(f"checkpoint {f} has the wrong shape: drop --resume to start afresh")
+            tables.append(arr)
+        return tables
+
+    def clear(self) -> None:
+        """Remove the checkpoints (after the solution is safely saved)."""
+        if os.path.isdir(self.dir):
+            shutil.rmtree(self.dir)
+
+    @staticmethod
+    def _write(path, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)

@@ -1,0 +1,169 @@
+"""The ``gops`` command line: click commands only (parse, call the API, print)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import __version__
+from .cards import format_card, format_cards, parse_cards
+from .rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+
+_PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
+
+
+class _Gops(click.Group):
+    """Turns every input error into one line on stderr and exit status 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            hint = f" (see gops {exc.ctx.info_name} --help)" if getattr(exc, "ctx", None) is not None else ""
+            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            sys.exit(2)
+        except (ValueError, TypeError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=_Gops, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gops")
+def cli():
+    """Exact equilibria of two-player Goofspiel (GOPS). See RULES.md for the rules."""
+
+
+def _rules_options(cards_default):
+    def wrap(f):
+        f = click.option("--order", default=None, metavar="ORDER",
+                         help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]")(f)
+        f = click.option("--objective", default=None, type=click.Choice(OBJECTIVES),
+                         help="points: expected margin; win: P(win)-P(loss) [points]")(f)
+        f = click.option("--tie", default=None, type=click.Choice(TIES),
+                         help="carry: a tie carries the pot (last-round tie discards); discard [carry]")(f)
+        f = click.option("--cards", "-n", default=None, type=int, metavar="N",
+                         help=f"deck size 1..13" + (f" [{cards_default}]" if cards_default else " (required)"))(f)
+        return f
+    return wrap
+
+
+def _make_rules(cards, tie, objective, order, cards_default=None):
+    if cards is None:
+        if cards_default is None:
+            raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
+        cards = cards_default
+    return Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
+
+
+def _progress_bar(total, quiet):
+    """A tqdm bar with ETA on stderr for long solves; None for short ones."""
+    if quiet or total < _PROGRESS_MIN_GAMES:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, unit="game", unit_scale=True, desc="solving", file=sys.stderr,
+                dynamic_ncols=True, smoothing=0.05)
+
+
+@cli.command()
+@_rules_options(None)
+@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None, help="save the solution to FILE")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba",
+              help="stage-game backend; highs (scipy) is slow, for checking [numba]")
+@click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quiet):
+    """Solve a whole game exactly and print its value."""
+    from .solution import projected_work, solve as solve_rules
+    from .checkpoint import check_out_path
+    rules = _make_rules(cards, tie, objective, order)
+    if out is not None:
+        check_out_path(out)
+    if resume and out is None:
+        raise click.UsageError("--resume needs --out FILE: checkpoints live beside the output file")
+    bar = _progress_bar(projected_work(rules)["total_games"], quiet)
+    try:
+        sol = solve_rules(rules, progress=(lambda level, g: bar.update(g)) if bar else None,
+                          stage_solver=stage_solver, checkpoint=out, resume=resume)
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
+        where = f"; rerun with --resume to continue from the last finished level" if out else ""
+        click.echo(f"\ninterrupted{where}", err=True)
+        sys.exit(130)
+    finally:
+        if bar:
+            bar.close()
+    if out is not None:
+        sol.save(out)
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
+                               "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
+                               "out": out}))
+        return
+    click.echo(f"rules        {rules.describe()}")
+    click.echo(f"value        {sol.value:.12g}")
+    click.echo(f"states       {sol.states:,}")
+    click.echo(f"stage games  {sol.stage_games:,}")
+    click.echo(f"time         {sol.seconds:.2f} s")
+    if out is not None:
+        click.echo(f"saved        {out}")
+
+
+@cli.command()
+@click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
+              help="a file written by gops solve --out (otherwise only this state's sub-game is solved)")
+@_rules_options(13)
+@click.option("--hand-a", required=True, help="A's cards, e.g. 1,3,5 or A,J,K")
+@click.option("--hand-b", required=True, help="B's cards")
+@click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
+@click.option("--prizes", default="", help="hidden prizes (hand size - 1 of them) [none]")
+@click.option("--diff", default=0, type=int, help="score A - score B so far [0]")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba", help="stage-game backend [numba]")
+def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver):
+    """Value and optimal bid distributions of one decision state."""
+    from .solution import load, query_state
+    if solution is not None:
+        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order)) if v is not None}
+        sol = load(solution)
+        if given:
+            wanted = Rules(**{**sol.rules.to_dict(), **given})
+            if wanted != sol.rules:
+                raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}, not {wanted.describe()}: "
+                                 f"drop the rule options or use a matching file")
+        rules = sol.rules
+        st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
+        res = query_state(rules, st, sol.space, sol.tables, stage_solver)
+    else:
+        rules = _make_rules(cards, tie, objective, order, cards_default=13)
+        st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
+        res = query_state(rules, st, None, None, stage_solver)
+    if as_json:
+        click.echo(json.dumps({**res.to_dict(), "rules": rules.to_dict(),
+                               "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
+                                         "prizes": list(st.prizes), "diff": st.diff}}))
+        return
+    click.echo(f"rules   {rules.describe()}")
+    click.echo(f"state   hand A {format_cards(sorted(st.hand_a))} | hand B {format_cards(sorted(st.hand_b))} | pot {st.pot}"
+               f" | hidden {format_cards(st.prizes) or '-'} | diff {st.diff:+d}")
+    click.echo(f"value   {res.value:.12g}")
+    for name, strat in (("A bids", res.strategy_a), ("B bids", res.strategy_b)):
+        cells = "  ".join(f"{format_card(c)}:{p:.4f}" for c, p in strat.items())
+        click.echo(f"{name}  {cells}")
+
+
+def main():
+    """Entry point of the ``gops`` script."""
+    cli()
