@@ -63,12 +63,13 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
                  random_order, carry, win,
                  sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
                  cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
-                 cvals_prev, dmax_prev, R_prev, R_out, games_out, fails_out, use_highs):
+                 cvals_prev, dmax_prev, R_prev, R_out, games_out, fails_out, use_highs, failed_game):
     """Fill ``R_out`` (level k) for the canonical patterns ``hs``.
 
     ``R_out`` is modified in place, for ``hs`` and their swapped patterns;
     ``games_out[i]`` / ``fails_out[i]`` receive the number of stage games
-    solved for ``hs[i]`` and of those whose solver did not report success.
+    solved for ``hs[i]`` and of those whose solver did not report success;
+    ``failed_game`` receives (rows, columns, entries...) of one failure.
     """
     nsets = len(sets_k)
     nc = len(cvals_k)
@@ -142,6 +143,12 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
                         games += 1
                         if st != 0 or not np.isfinite(v):
                             fails += 1
+                            # keep one failing game for the error report
+                            failed_game[0] = na
+                            failed_game[1] = nb
+                            for a in range(na):
+                                for b in range(nb):
+                                    failed_game[2 + a * nb + b] = M[a, b]
                         acc += v
                         npots += 1
                     val = acc / npots
@@ -155,6 +162,20 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
 # ---------------------------------------------------------------------------
 # Python driver
 # ---------------------------------------------------------------------------
+
+_SERIAL = []
+
+
+def _serial_kernel():
+    """:func:`level_kernel` compiled serially and uncached, for the HiGHS backend.
+
+    numba cannot run object-mode blocks (the HiGHS call) inside a cached
+    parallel loop, so checking runs use this single-threaded twin.
+    """
+    if not _SERIAL:
+        _SERIAL.append(njit(cache=False)(level_kernel.py_func))
+    return _SERIAL[0]
+
 
 def _highs_value(M, na, nb):
     """HiGHS value of ``M[:na, :nb]`` and a status code, for the checking backend."""
@@ -240,15 +261,19 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, chunks
                 continue
             games = np.zeros(len(part), np.int64)
             fails = np.zeros(len(part), np.int64)
-            level_kernel(k, part, pats.level_u[k], pats.level_code[k], pats.level_swap[k],
+            failed = np.zeros(2 + MAXC * MAXC)
+            kernel = _serial_kernel() if use_highs else level_kernel
+            kernel(k, part, pats.level_u[k], pats.level_code[k], pats.level_swap[k],
                          pats.lut, LUT_OFF, space.random_order, space.carry, space.win,
                          space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
                          space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k],
                          space.diff_reach, space.cvals[k - 1], space.dmax[k - 1], tables[k - 1],
-                         R, games, fails, use_highs)
+                         R, games, fails, use_highs, failed)
             if fails.any():
+                na, nb = int(failed[0]), int(failed[1])
+                game = failed[2:2 + na * nb].reshape(na, nb).tolist()
                 raise StageSolveError(f"{int(fails.sum())} stage games at level {k} were not solved "
-                                      f"to optimality; this is a solver bug, please report it")
+                                      f"to optimality (one of them: {game!r}); this is a solver bug, please report it")
             games_total += int(games.sum())
             if progress is not None:
                 progress(k, int(games.sum()))

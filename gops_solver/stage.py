@@ -15,7 +15,8 @@ value ``v`` of ``M`` satisfies ``max_x min_y x^T M y = v = min_y max_x x^T M y``
 (von Neumann's minimax theorem, 1928).
 
 The general case is the linear programme of the "pivot method" for games in
-T. S. Ferguson, *Game Theory*, Part II, Section 4.4-4.5 (UCLA lecture notes,
+T. S. Ferguson, *Game Theory*, Part II, Section 4 ("Solving Finite Games":
+the reduction to a linear programme and the pivot method; UCLA lecture notes,
 2nd ed. 2014); equivalently Dantzig, "A proof of the equivalence of the
 programming problem and the game problem" (1951). After shifting ``M`` to a
 matrix ``A`` with positive entries (so the value is positive), the column
@@ -159,7 +160,7 @@ def solve_stage(M, m, n, x, y, work):
     The row player maximises, the column player minimises. Fast paths, in
     order: a single row or column, a pure saddle point, the 2 x 2 closed
     form; otherwise the simplex method on Tucker's condensed tableau
-    (Ferguson, *Game Theory*, Part II, Sec. 4.4-4.5), with Dantzig's
+    (Ferguson, *Game Theory*, Part II, Sec. 4), with Dantzig's
     entering rule and a permanent switch to Bland's rule (which cannot
     cycle; Bland 1977, Math. Oper. Res. 2(2):103-107) after a streak of
     degenerate pivots. Every answer is checked before it is returned
@@ -264,7 +265,7 @@ def solve_stage(M, m, n, x, y, work):
     if m == 2 and n == 2:
         # No saddle point, so a - b, d - c, a - c, d - b all share the sign
         # of the determinant-like denominator den; each player mixes to make
-        # the opponent indifferent (Ferguson, Part II, Sec. 2.2).
+        # the opponent indifferent (Ferguson, Part II, Sec. 2, 2 x 2 games).
         a = M[0, 0]
         b = M[0, 1]
         c = M[1, 0]
@@ -437,7 +438,7 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots):
 
 
 def _as_matrix(M) -> np.ndarray:
-    """Validate a payoff matrix and return it as a C-contiguous float64 copy."""
+    """Validate a payoff matrix; return it as C-contiguous float64 (copied if needed)."""
     arr = np.asarray(M)
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_
@@ -468,7 +469,7 @@ def highs_stage(M) -> StageResult:
 
     Solves the row player's LP ``max v s.t. (x^T M)_j >= v for all j,
     sum(x) = 1, x >= 0`` and reads the column strategy from its duals
-    (Ferguson, *Game Theory*, Part II, Sec. 4.2).
+    (Ferguson, *Game Theory*, Part II, Sec. 4).
 
     Parameters
     ----------
@@ -528,14 +529,17 @@ def highs_stage(M) -> StageResult:
 
 
 def _clip_normalise(p: np.ndarray) -> np.ndarray:
+    """Drop an LP solver's rounding-level negatives and rescale to sum 1."""
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, None)
-    return p / p.sum()
+    total = p.sum()
+    return p / total if total > 0.0 else np.full_like(p, np.nan)
 
 
 def _check_guarantee(A, value, x, y, backend):
+    """Raise StageSolveError unless x and y guarantee `value` (NaN fails)."""
     lo = float((x @ A).min())
     hi = float((A @ y).max())
-    if lo < value - GUARANTEE_TOL or hi > value + GUARANTEE_TOL:
+    if not (lo >= value - GUARANTEE_TOL and hi <= value + GUARANTEE_TOL):
         raise StageSolveError(
             f"{backend} strategies miss the value {value!r} of a {A.shape[0]}x"
             f"{A.shape[1]} game: row guarantees {lo!r}, column concedes {hi!r}"

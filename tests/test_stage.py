@@ -41,10 +41,12 @@ KINDS = ("int", "float", "unit", "big", "rational", "ties")
 
 # Two-finger Morra (each player shows 1 or 2 fingers and guesses the
 # opponent's count; rows and columns are (show, guess) = (1,1), (1,2), (2,1),
-# (2,2)), as in T. S. Ferguson, *Game Theory*, Part II. Checked by hand: x =
-# (0, p, 1 - p, 0) earns 3 - 5p, 0, 0, 7p - 4 against the four columns, so it
-# guarantees 0 exactly when 4/7 <= p <= 3/5; the game is symmetric, so its
-# value is 0 and these are all the optimal strategies (same set for both).
+# (2,2)), a symmetric game as in T. S. Ferguson, *Game Theory*, Part II, Sec. 3:
+# value 0 (M = -M^T). By hand: x = (0, p, 1 - p, 0) earns 3 - 5p, 0, 0, 7p - 4
+# against the four columns, so it guarantees 0 exactly when 4/7 <= p <= 3/5.
+# These are all the optimal strategies (the classical result; an LP that
+# maximises x1 + x4 over strategies guaranteeing 0 confirms the maximum is 0),
+# and the same set for the column player by symmetry.
 MORRA = [[0, 2, -3, 0], [-2, 0, 0, 3], [3, 0, 0, -4], [0, -3, 4, 0]]
 
 #: Known answers: (name, matrix, value, row strategy or None, column strategy
@@ -64,9 +66,9 @@ KNOWN_GAMES = [
         0.0,
         [1 / 3, 1 / 3, 1 / 3],
         [1 / 3, 1 / 3, 1 / 3],
-        "Ferguson, Game Theory, Part II (symmetric games have value 0)",
+        "Ferguson, Game Theory, Part II, Sec. 3 (symmetric games have value 0)",
     ),
-    # Odd-or-even, Ferguson, Game Theory, Part II, Sec. 1.1. By hand with the
+    # Odd-or-even, Ferguson, Game Theory, Part II, Sec. 1. By hand with the
     # 2x2 closed form for [[a, b], [c, d]] = [[-2, 3], [3, -4]] (no saddle):
     # den = (a - b) + (d - c) = -5 - 7 = -12, x1 = (d - c) / den = 7/12,
     # y1 = (d - b) / den = 7/12, v = (ad - bc) / den = (8 - 9) / -12 = 1/12.
@@ -76,7 +78,7 @@ KNOWN_GAMES = [
         1 / 12,
         [7 / 12, 5 / 12],
         [7 / 12, 5 / 12],
-        "Ferguson, Game Theory, Part II, Sec. 1.1; closed form by hand",
+        "Ferguson, Game Theory, Part II, Sec. 1; closed form by hand",
     ),
     # By hand: row minima (1, 0) give maximin 1 at row 0, column maxima
     # (1, 3) give minimax 1 at column 0, so (0, 0) is a saddle point.
@@ -90,7 +92,7 @@ KNOWN_GAMES = [
         6 / 11,
         [6 / 11, 3 / 11, 2 / 11],
         [6 / 11, 3 / 11, 2 / 11],
-        "Ferguson, Game Theory, Part II (diagonal games); by hand",
+        "Ferguson, Game Theory, Part II, Sec. 3 (diagonal games); by hand",
     ),
     (
         "identity 13x13",
@@ -100,7 +102,7 @@ KNOWN_GAMES = [
         np.full(13, 1 / 13),
         "diagonal game with every d_i = 1",
     ),
-    ("two-finger Morra", MORRA, 0.0, None, None, "Ferguson, Part II; by hand above"),
+    ("two-finger Morra", MORRA, 0.0, None, None, "Ferguson, Part II, Sec. 3; by hand above"),
     ("1x1", [[5.0]], 5.0, [1], [1], "trivial"),
     ("one row", [[3, -1, 2]], -1.0, [1], [0, 1, 0], "trivial: column takes the min"),
     ("one column", [[3], [-1], [2]], 3.0, [1, 0, 0], [1], "trivial: row takes the max"),

@@ -1,0 +1,166 @@
+"""Solution API: values, queries, save/load round trip and file errors."""
+
+import os
+
+import numpy as np
+import pytest
+
+from gops_solver import Rules, load, solve
+from gops_solver.stage import highs_stage
+
+
+@pytest.fixture(scope="module")
+def sol5():
+    return solve(Rules(5, "carry", "points"))
+
+
+def test_symmetric_positions_are_zero(sol5):
+    # RULES.md: any symmetric position (equal hands, equal scores) has value 0
+    for hand, pot, prizes in [((1, 2, 3), 4, (5, 1)), ((2, 5), 9, (3,)), ((1, 2, 3, 4, 5), 3, (1, 2, 4, 5))]:
+        assert abs(sol5.query(hand, hand, pot, prizes).value) < 1e-12
+    assert abs(sol5.value) < 1e-12
+
+
+def test_antisymmetry(sol5):
+    # swapping the players negates the value (and the score difference)
+    q = sol5.query((1, 4, 5), (2, 3, 5), 3, (1, 2), diff=2)
+    r = sol5.query((2, 3, 5), (1, 4, 5), 3, (1, 2), diff=-2)
+    assert abs(q.value + r.value) < 1e-9
+
+
+def test_one_card_positions_by_hand():
+    # one card each: the higher card takes the pot; a last-round tie discards it (RULES.md)
+    for tie in ("carry", "discard"):
+        s = solve(Rules(4, tie, "points"))
+        assert s.query([3], [1], 4, (), diff=1).value == pytest.approx(5)
+        assert s.query([1], [3], 4, (), diff=1).value == pytest.approx(-3)
+        assert s.query([2], [2], 4, (), diff=-1).value == pytest.approx(-1)
+        w = solve(Rules(4, tie, "win"))
+        assert w.query([1], [3], 4, (), diff=3).value == pytest.approx(-1)
+        assert w.query([1], [3], 4, (), diff=4).value == pytest.approx(0)
+        assert w.query([2], [2], 4, (), diff=0).value == pytest.approx(0)
+
+
+def test_two_card_carry_position_by_hand():
+    # A holds {1,2}, B holds {1,2}, pot 3, hidden {4}: symmetric, value 0.
+    # A holds {2,3}, B holds {1,3}, pot 1, hidden {2} (n=3, carry, points):
+    # A's bids: 2 or 3; B's: 1 or 3.  Next round the last cards meet.
+    #   A2 vs B1: A wins 1, then A3 vs B3 tie in the last round, discarded -> +1
+    #   A2 vs B3: B wins 1, then A3 vs B1: A wins 2 -> +1
+    #   A3 vs B1: A wins 1, then A2 vs B3: B wins 2 -> -1
+    #   A3 vs B3: tie, pot 1 carried; A2 vs B1: A wins 1+2 = 3 -> +3
+    # matrix [[1, 1], [-1, 3]]: row 2 (bid 2) guarantees 1; column... value 1.
+    s = solve(Rules(3, "carry", "points"))
+    q = s.query([2, 3], [1, 3], 1, [2])
+    assert q.value == pytest.approx(1.0)
+    # the same under discard: the tie discards 1, then A2 vs B1 gives +2
+    d = solve(Rules(3, "discard", "points"))
+    assert d.query([2, 3], [1, 3], 1, [2]).value == pytest.approx(1.0)
+    assert highs_stage([[1, 1], [-1, 2]]).value == pytest.approx(1.0)
+
+
+def test_query_strategies_are_distributions_over_the_hand(sol5):
+    q = sol5.query("1,3,5", "2,3,4", 5, "1,4")
+    for strat, hand in ((q.strategy_a, {1, 3, 5}), (q.strategy_b, {2, 3, 4})):
+        assert set(strat) == hand
+        assert all(p >= -1e-12 for p in strat.values())
+        assert sum(strat.values()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_highs_backend_agrees():
+    a = solve(Rules(4, "carry", "win", "ascending"))
+    b = solve(Rules(4, "carry", "win", "ascending"), stage_solver="highs")
+    for ta, tb in zip(a.tables, b.tables):
+        assert np.allclose(np.nan_to_num(ta, nan=99), np.nan_to_num(tb, nan=99), atol=1e-9, rtol=0)
+    q = a.query([1, 2], [2, 3], 3, [4], stage_solver="highs")
+    assert q.value == pytest.approx(a.query([1, 2], [2, 3], 3, [4]).value, abs=1e-9)
+
+
+def test_query_without_tables_matches_full_solution(sol5):
+    from gops_solver.rules import validate_state
+    from gops_solver.solution import query_state
+    st = validate_state(sol5.rules, (1, 2, 5), (2, 3, 4), 7, (1, 4), 0)
+    assert query_state(sol5.rules, st).value == pytest.approx(sol5.query((1, 2, 5), (2, 3, 4), 7, (1, 4)).value, abs=1e-9)
+
+
+def test_save_load_round_trip(tmp_path, sol5):
+    path = tmp_path / "s.gops"
+    sol5.save(path)
+    back = load(path, rules=Rules(5, "carry", "points"))
+    assert back.rules == sol5.rules
+    for a, b in zip(back.tables, sol5.tables):
+        assert np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(np.nan_to_num(a), np.nan_to_num(b))
+    q1 = back.query((1, 4, 5), (2, 3, 5), 3, (1, 2))
+    q2 = sol5.query((1, 4, 5), (2, 3, 5), 3, (1, 2))
+    assert q1.value == q2.value
+
+
+def test_load_errors(tmp_path, sol5):
+    path = tmp_path / "s.gops"
+    sol5.save(path)
+    with pytest.raises(ValueError, match="not n=5 tie=discard"):
+        load(path, rules=Rules(5, "discard", "points"))
+    data = path.read_bytes()
+    (tmp_path / "trunc.gops").write_bytes(data[:-100])
+    with pytest.raises(ValueError, match="truncated|corrupted"):
+        load(tmp_path / "trunc.gops")
+    flipped = bytearray(data)
+    flipped[-50] ^= 0xFF
+    (tmp_path / "flip.gops").write_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="corrupted"):
+        load(tmp_path / "flip.gops")
+    (tmp_path / "junk.gops").write_bytes(b"hello world")
+    with pytest.raises(ValueError, match="not a gops solution"):
+        load(tmp_path / "junk.gops")
+    with pytest.raises(ValueError, match="cannot read"):
+        load(tmp_path / "missing.gops")
+
+
+def test_save_never_leaves_a_half_written_file(tmp_path, sol5):
+    path = tmp_path / "s.gops"
+    path.write_bytes(b"precious")
+    with pytest.raises(ValueError, match="does not exist"):
+        sol5.save(tmp_path / "nope" / "s.gops")
+    assert path.read_bytes() == b"precious"
+    sol5.save(path)
+    assert load(path).rules == sol5.rules
+    assert [f for f in os.listdir(tmp_path) if f.startswith(".gops-")] == []
+
+
+@pytest.mark.parametrize("bad, msg", [
+    (dict(hand_a=[1, 9], hand_b=[1, 2], pot=3, prizes=[4]), "outside 1..5"),
+    (dict(hand_a=[1, 1], hand_b=[1, 2], pot=3, prizes=[4]), "twice"),
+    (dict(hand_a=[1, 2], hand_b=[1], pot=3, prizes=[4]), "differ in size"),
+    (dict(hand_a=[], hand_b=[], pot=3, prizes=[]), "empty"),
+    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=3, prizes=[4, 4]), "twice"),
+    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=3, prizes=[4, 5]), "exactly 1"),
+    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=0, prizes=[4]), "pot 0 is impossible"),
+    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=12, prizes=[4]), "between 1 and 11"),
+    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=3, prizes=[4], diff=9), "unreachable"),
+    (dict(hand_a=["Z"], hand_b=[1], pot=3, prizes=[]), "unknown card"),
+])
+def test_query_validation(sol5, bad, msg):
+    with pytest.raises(ValueError, match=msg):
+        sol5.query(**bad)
+
+
+def test_fixed_order_validation():
+    s = solve(Rules(4, "carry", "points", "ascending"))
+    with pytest.raises(ValueError, match="hidden prizes of order ascending are 4"):
+        s.query([1, 2], [1, 2], 3, [1])
+    with pytest.raises(ValueError, match="must be one of 3, 5, 6"):
+        s.query([1, 2], [1, 2], 4, [4])
+    assert abs(s.query([1, 2], [1, 2], 6, [4]).value) < 1e-12  # 1 and 2 carried onto the 3
+    d = solve(Rules(4, "discard", "points", "ascending"))
+    with pytest.raises(ValueError, match="must be one of 3$"):
+        d.query([1, 2], [1, 2], 5, [4])
+
+
+def test_rules_validation():
+    for kwargs, msg in [(dict(n=0), "outside 1..13"), (dict(n=14), "outside"), (dict(tie="split"), "tie rule"),
+                        (dict(objective="max"), "objective"), (dict(order="sideways"), "unknown order"),
+                        (dict(n=3, order="1,2,2"), "twice"), (dict(n=3, order="1,2"), "not a permutation")]:
+        with pytest.raises(ValueError, match=msg):
+            Rules(**kwargs)
+    with pytest.raises(TypeError):
+        solve("n=3")
