@@ -167,3 +167,48 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 def main():
     """Entry point of the ``gops`` script."""
     cli()
+
+
+#: measured solve throughput on the reference machine (2 cores), stage games per second;
+#: see the benchmark table in README.md. Used only for time projections.
+_GAMES_PER_SECOND = {"points": 1.0e6, "win": 2.0e6}
+
+
+@cli.command()
+@_rules_options(None)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def info(cards, tie, objective, order, as_json):
+    """Project states, stage games, memory and time of a solve, without solving."""
+    import os
+    from .solution import projected_work
+    rules = _make_rules(cards, tie, objective, order)
+    w = projected_work(rules)
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    # the solver keeps every level's table (the solution) plus interpreter and numba overhead
+    need = w["total_bytes"] + 300 * 2**20
+    seconds = w["total_games"] / _GAMES_PER_SECOND[rules.objective]
+    fits = need <= 0.9 * ram
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), "table_entries": w["total_bytes"] // 8,
+                               "stage_games": w["total_games"], "memory_bytes": need,
+                               "projected_seconds": seconds, "machine_memory_bytes": ram, "fits": fits,
+                               "levels": [{"k": k, "stage_games": g, "table_bytes": b}
+                                          for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]}))
+        return
+    click.echo(f"rules          {rules.describe()}")
+    click.echo(f"table entries  {w['total_bytes'] // 8:,}")
+    click.echo(f"stage games    {w['total_games']:,}")
+    click.echo(f"memory         {need / 2**30:.2f} GiB (this machine: {ram / 2**30:.1f} GiB)")
+    click.echo(f"time           about {_duration(seconds)} on 2 cores")
+    if fits:
+        click.echo("verdict        fits on this machine")
+    else:
+        click.echo(f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -69,6 +69,7 @@ _STATUS_NAMES = {
 #: kernel that runs a billion solves.
 _PIVOTS_PER_DIM = 50
 
+
 _BACKENDS = ("numba", "highs")
 
 
@@ -275,55 +276,93 @@ def solve_stage(M, m, n, x, y, work):
         x[1] = (a - b) / den
         y[0] = (d - b) / den
         y[1] = (a - c) / den
-        return _certify(M, m, n, x, y)
+        value, status = _certify(M, m, n, x, y)
+        if status == STAGE_OK:
+            return value, status
+        # A near-saddle (tiny den) can lose the closed form to rounding;
+        # the simplex below gets a second go.
 
-    return _simplex(M, m, n, x, y, work, lo, hi, m + n, _PIVOTS_PER_DIM * (m + n))
+    # Attempt 0 is the fast path and almost always the last. Nearly singular
+    # games (seen only in synthetic stress tests, e.g. about 1 in 5000
+    # nearly rank-one matrices) can fail the check; a different pivot path
+    # then usually succeeds: the transposed game -M^T reads each strategy
+    # from the other side of the tableau, and Bland's rule from the start
+    # visits other bases.
+    cap = _PIVOTS_PER_DIM * (m + n)
+    for attempt in range(4):
+        streak = m + n if attempt < 2 else -1
+        value, status = _simplex(
+            M, m, n, x, y, work, lo, hi, streak, cap, attempt % 2 == 1
+        )
+        if status == STAGE_OK:
+            break
+    return value, status
 
 
 @njit(cache=True, error_model="numpy")
-def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots):
+def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
     """General case of :func:`solve_stage`; ``lo < hi`` are min and max of M.
 
-    Dantzig's rule gives way to Bland's after more than ``max_streak``
-    consecutive degenerate pivots (from the start if ``max_streak < 0``);
-    more than ``max_pivots`` pivots return ``STAGE_ITER_LIMIT``. The tests
-    use these two knobs to exercise the Bland and cap paths.
+    Solves ``M[:m, :n]`` or, if ``transpose``, the same game seen by the
+    column player, ``-M[:m, :n]^T`` (``n x m``); either way ``x`` and ``y``
+    receive the strategies of the row and column players of ``M`` and the
+    answer is checked on ``M``. Dantzig's rule gives way to Bland's after
+    more than ``max_streak`` consecutive degenerate pivots (from the start
+    if ``max_streak < 0``); more than ``max_pivots`` pivots return
+    ``STAGE_ITER_LIMIT``. The tests use these knobs to reach every path.
 
-    Tableau layout in ``work`` (row-major, stride ``n + 1``): rows ``0..m-1``
-    are the constraints ``A q <= 1`` with the right-hand side in column
-    ``n``; row ``m`` holds the negated objective (reduced costs) and, in the
-    corner, the objective value. Labels ``0..n-1`` name the column player's
-    variables ``q_j``, labels ``n..n+m-1`` the row player's (the slacks,
-    whose duals are ``p_i``). Row labels follow the tableau, then column
-    labels.
+    Tableau layout in ``work`` for the ``mm x nn`` game solved (row-major,
+    stride ``nn + 1``): rows ``0..mm-1`` are the constraints ``A q <= 1``
+    with the right-hand side in column ``nn``; row ``mm`` holds the negated
+    objective (reduced costs) and, in the corner, the objective value.
+    Labels ``0..nn-1`` name the column player's variables ``q_j``, labels
+    ``nn..nn+mm-1`` the row player's (the slacks, whose duals are ``p_i``).
+    Row labels follow the tableau, then column labels.
     """
     # Self-contained (the tests call it directly): zero the outputs here too.
     for i in range(m):
         x[i] = 0.0
     for j in range(n):
         y[j] = 0.0
-    w = n + 1
-    size = (m + 1) * w
+    if transpose:
+        mm = n
+        nn = m
+        xs = y  # the row player of -M^T is the column player of M
+        ys = x
+    else:
+        mm = m
+        nn = n
+        xs = x
+        ys = y
+    w = nn + 1
+    size = (mm + 1) * w
     # 2-D views (no copy, no allocation): indexing T[i, j] with loop indices
     # lets LLVM vectorise the pivot update, which flat offsets into `work` do
     # not (their wrap-around checks block it).
-    T = work[:size].reshape((m + 1, w))
-    rlab = work[size:size + m]
-    clab = work[size + m:size + m + n]
+    T = work[:size].reshape((mm + 1, w))
+    rlab = work[size:size + mm]
+    clab = work[size + mm:size + mm + nn]
 
     # Map M affinely onto [1, 2]: entries positive (value > 0, the rhs 1 is
     # feasible at q = 0) and of unit scale, so the absolute PIVOT_TOL means
     # the same thing for the points and the win objectives.
     inv_span = 1.0 / (hi - lo)
-    for i in range(m):
-        for j in range(n):
-            T[i, j] = (M[i, j] - lo) * inv_span + 1.0
-        T[i, n] = 1.0
-        rlab[i] = n + i
-    for j in range(n):
-        T[m, j] = -1.0
+    if transpose:
+        # Entries of -M^T run from -hi to -lo.
+        for i in range(mm):
+            for j in range(nn):
+                T[i, j] = (hi - M[j, i]) * inv_span + 1.0
+    else:
+        for i in range(mm):
+            for j in range(nn):
+                T[i, j] = (M[i, j] - lo) * inv_span + 1.0
+    for i in range(mm):
+        T[i, nn] = 1.0
+        rlab[i] = nn + i
+    for j in range(nn):
+        T[mm, j] = -1.0
         clab[j] = j
-    T[m, n] = 0.0
+    T[mm, nn] = 0.0
 
     bland = max_streak < 0
     streak = 0
@@ -333,15 +372,15 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots):
         c = -1
         if bland:
             cbest = np.inf
-            for j in range(n):
-                if T[m, j] < -PIVOT_TOL and clab[j] < cbest:
+            for j in range(nn):
+                if T[mm, j] < -PIVOT_TOL and clab[j] < cbest:
                     cbest = clab[j]
                     c = j
         else:
             rc = -PIVOT_TOL
-            for j in range(n):
-                if T[m, j] < rc:
-                    rc = T[m, j]
+            for j in range(nn):
+                if T[mm, j] < rc:
+                    rc = T[mm, j]
                     c = j
         if c < 0:
             break
@@ -349,41 +388,50 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots):
             return np.nan, STAGE_ITER_LIMIT
         pivots += 1
 
-        # Leaving row: minimum ratio. Rounding can leave a right-hand side a
-        # hair below zero; it counts as zero so the ratio stays >= 0. Near
-        # ties go to the larger pivot (stability) or, under Bland, the
-        # smaller label.
-        r = -1
-        best = np.inf
-        best_piv = 0.0
-        best_lab = np.inf
-        for i in range(m):
+        # Leaving row: Harris's two-pass ratio test. Pass 1 finds the step
+        # bound with every right-hand side relaxed by PIVOT_TOL; pass 2 picks,
+        # among the rows whose ratio is within that bound, the largest pivot
+        # (or, under Bland, the smallest label). Preferring large pivots
+        # among near-ties is what keeps rounding noise (near-duplicate rows
+        # or columns) from becoming a pivot. Rounding can leave a right-hand
+        # side a hair below zero; it counts as zero.
+        bound = np.inf
+        for i in range(mm):
             a = T[i, c]
             if a > PIVOT_TOL:
-                rhs = T[i, n]
-                ratio = (rhs if rhs > 0.0 else 0.0) / a
-                if r < 0 or ratio < best - PIVOT_TOL:
-                    take = True
-                elif ratio <= best + PIVOT_TOL:
+                rhs = T[i, nn]
+                if rhs < 0.0:
+                    rhs = 0.0
+                t = (rhs + PIVOT_TOL) / a
+                if t < bound:
+                    bound = t
+        r = -1
+        best_piv = 0.0
+        best_lab = np.inf
+        step = 0.0
+        for i in range(mm):
+            a = T[i, c]
+            if a > PIVOT_TOL:
+                rhs = T[i, nn]
+                if rhs < 0.0:
+                    rhs = 0.0
+                if rhs <= bound * a:
                     if bland:
                         take = rlab[i] < best_lab
                     else:
                         take = a > best_piv
-                else:
-                    take = False
-                if take:
-                    if ratio < best:
-                        best = ratio
-                    r = i
-                    best_piv = a
-                    best_lab = rlab[i]
+                    if take:
+                        r = i
+                        best_piv = a
+                        best_lab = rlab[i]
+                        step = rhs / a
         if r < 0:
             # Unbounded is impossible for a positive A: numerical trouble.
             return np.nan, STAGE_NOT_OPTIMAL
 
         # Degenerate pivots do not move the objective; a long streak of them
         # is where Dantzig's rule may cycle, so switch to Bland for good.
-        if best <= PIVOT_TOL:
+        if step <= PIVOT_TOL:
             streak += 1
             if streak > max_streak:
                 bland = True
@@ -396,7 +444,7 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots):
         for j in range(w):
             T[r, j] *= inv_p
         T[r, c] = inv_p
-        for i in range(m + 1):
+        for i in range(mm + 1):
             if i != r:
                 f = T[i, c]
                 for j in range(w):
@@ -406,34 +454,34 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots):
         rlab[r] = clab[c]
         clab[c] = tmp
 
-    # Basic q_j (row labels < n) take the right-hand side; nonbasic slacks
-    # (column labels >= n) give the duals p_i in the objective row. Both sum
+    # Basic q_j (row labels < nn) take the right-hand side; nonbasic slacks
+    # (column labels >= nn) give the duals p_i in the objective row. Both sum
     # to 1 / value(A) in [1/2, 1], so entries below PIVOT_TOL are rounding
     # noise around a degenerate zero: drop them, then normalise.
     sx = 0.0
-    for j in range(n):
+    for j in range(nn):
         k = int(clab[j])
-        if k >= n:
-            p = T[m, j]
+        if k >= nn:
+            p = T[mm, j]
             if p > PIVOT_TOL:
-                x[k - n] = p
+                xs[k - nn] = p
                 sx += p
     sy = 0.0
-    for i in range(m):
+    for i in range(mm):
         k = int(rlab[i])
-        if k < n:
-            q = T[i, n]
+        if k < nn:
+            q = T[i, nn]
             if q > PIVOT_TOL:
-                y[k] = q
+                ys[k] = q
                 sy += q
     if not (sx > 0.0 and sy > 0.0):
         return np.nan, STAGE_NOT_OPTIMAL
     inv = 1.0 / sx
-    for i in range(m):
-        x[i] *= inv
+    for i in range(mm):
+        xs[i] *= inv
     inv = 1.0 / sy
-    for j in range(n):
-        y[j] *= inv
+    for j in range(nn):
+        ys[j] *= inv
     return _certify(M, m, n, x, y)
 
 

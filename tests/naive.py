@@ -4,8 +4,10 @@ Everything here follows ``/work/shared/RULES.md`` literally and is written
 for clarity, not speed: states are raw frozensets of card values, the game
 tree is walked by plain recursion memoised with :func:`functools.lru_cache`,
 every stage game is the full card-level matrix (no merging of equivalent
-cards), and every stage game larger than 1 x 1 is solved by
-``scipy.optimize.linprog(method="highs")`` with its status checked.
+cards), and every stage game is solved by
+``scipy.optimize.linprog(method="highs")`` with its status checked (except
+1 x 1 games and games with a pure saddle point, see :func:`solve_lp`); every
+stage value is certified by the bounds its two strategies guarantee.
 
 The fast solver in ``gops_solver`` is compared with these functions on many
 random states (``tests/test_against_naive.py``); these functions are checked
@@ -21,6 +23,11 @@ Conventions (RULES.md, "States, values and strategies"):
   ``diff`` (score A - score B so far).
 - The value of a state includes ``diff``: under ``"points"`` it is the
   expected *final* margin, under ``"win"`` P(A wins) - P(B wins).
+
+Two shortcuts in the recursion come straight from RULES.md and only let
+states that differ in the score share one solve: under ``"points"`` the
+value is ``diff`` plus the value at ``diff = 0``; under ``"win"`` a state
+whose ``|diff|`` exceeds all the points still to come is decided.
 """
 
 from __future__ import annotations
@@ -33,14 +40,17 @@ from scipy.optimize import linprog
 
 TIES = ("carry", "discard")
 OBJECTIVES = ("points", "win")
-FIXED_ORDERS = ("ascending", "descending")
+
+#: Two game values closer than this are equal (RULES.md).  The oracle keeps
+#: its own copy of ``gops_solver.tolerances.VALUE_TOL`` so that it and its
+#: tests never import the package they are meant to check.
+VALUE_TOL = 1e-9
 
 #: Largest gap allowed between the two certified bounds of a stage value
 #: (``min_j x @ M[:, j]`` and ``max_i M[i, :] @ y``).  Stricter than the
 #: 1e-9 contract of RULES.md so that errors summed over the (at most n)
 #: levels of the recursion stay well inside it.
 LP_GAP_TOL = 1e-10
-
 
 
 # ---------------------------------------------------------------------------
