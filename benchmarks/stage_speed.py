@@ -5,6 +5,9 @@ same random square games with integer payoffs in [-100, 100] (the scale of
 the "points" objective); random games of these sizes are mostly mixed (a
 random n x n game has a pure saddle point with probability
 n!^2 / (2n-1)!, e.g. 30% at 3 x 3 and 4% at 5 x 5).
+
+:func:`time_numba_batch` times a list of games of any shapes (``run.py``
+uses it on stage games of real GOPS states).
 """
 
 import sys
@@ -31,29 +34,31 @@ _MIN_NUMBA_SECONDS = 0.2
 
 
 @njit(cache=True)
-def _solve_batch(mats, values, statuses, x, y, work):
-    """Solve ``mats[k]`` for every k; one call times the whole batch."""
-    m = mats.shape[1]
-    n = mats.shape[2]
+def _solve_batch(mats, ms, ns, values, statuses, x, y, work):
+    """Solve the top-left ``ms[k] x ns[k]`` block of every ``mats[k]``."""
     for k in range(mats.shape[0]):
-        values[k], statuses[k] = solve_stage(mats[k], m, n, x, y, work)
+        values[k], statuses[k] = solve_stage(mats[k], ms[k], ns[k], x, y, work)
 
 
-def _time_numba(mats):
-    """Best-of-repeats microseconds per game, and the values."""
-    count, m, n = mats.shape
+def _time_numba(mats, ms, ns):
+    """Best-of-repeats microseconds per game, and the values.
+
+    ``mats`` has shape (count, mmax, nmax); game k is its top-left
+    ``ms[k] x ns[k]`` block.
+    """
+    count, mmax, nmax = mats.shape
     values = np.empty(count)
     statuses = np.empty(count, dtype=np.int64)
-    x = np.empty(m)
-    y = np.empty(n)
-    work = np.empty(stage_work_size(m, n))
-    _solve_batch(mats[:1], values, statuses, x, y, work)  # JIT warm-up
+    x = np.empty(mmax)
+    y = np.empty(nmax)
+    work = np.empty(stage_work_size(mmax, nmax))
+    _solve_batch(mats[:1], ms[:1], ns[:1], values, statuses, x, y, work)  # JIT warm-up
     best = np.inf
     spent = 0.0
     repeats = 0
     while spent < _MIN_NUMBA_SECONDS or repeats < 3:
         t0 = time.perf_counter()
-        _solve_batch(mats, values, statuses, x, y, work)
+        _solve_batch(mats, ms, ns, values, statuses, x, y, work)
         dt = time.perf_counter() - t0
         best = min(best, dt)
         spent += dt
@@ -62,6 +67,35 @@ def _time_numba(mats):
         bad = int(np.count_nonzero(statuses != STAGE_OK))
         raise RuntimeError(f"solve_stage failed on {bad} of {count} benchmark games")
     return best / count * 1e6, values
+
+
+def time_numba_batch(games) -> float:
+    """Microseconds per game for ``solve_stage`` on a list of games.
+
+    Parameters
+    ----------
+    games : sequence of array_like, each of shape (m_k, n_k)
+        Payoff matrices, of any (possibly different) shapes.
+
+    Returns
+    -------
+    float
+        Best-of-repeats time per game, JIT compilation excluded, measured by
+        one jitted loop over the whole batch (games packed into the top-left
+        blocks of one padded array).
+
+    Raises
+    ------
+    RuntimeError
+        If the solver reports failure on any game.
+    """
+    games = [np.asarray(M, dtype=np.float64) for M in games]
+    ms = np.array([M.shape[0] for M in games], dtype=np.int64)
+    ns = np.array([M.shape[1] for M in games], dtype=np.int64)
+    mats = np.zeros((len(games), ms.max(), ns.max()))
+    for k, M in enumerate(games):
+        mats[k, : ms[k], : ns[k]] = M
+    return _time_numba(mats, ms, ns)[0]
 
 
 def _time_highs(mats):
@@ -103,7 +137,8 @@ def measure_stage_ratio(sizes=(3, 5, 8, 13), count=200, seed=0) -> list[dict]:
     rows = []
     for size in sizes:
         mats = rng.integers(-100, 101, size=(count, size, size)).astype(np.float64)
-        numba_us, numba_values = _time_numba(mats)
+        sides = np.full(count, size, dtype=np.int64)
+        numba_us, numba_values = _time_numba(mats, sides, sides)
         highs_us, highs_values = _time_highs(mats)
         diff = float(np.max(np.abs(numba_values - highs_values)))
         if not diff <= VALUE_TOL:
