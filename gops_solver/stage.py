@@ -297,7 +297,107 @@ def solve_stage(M, m, n, x, y, work):
         )
         if status == STAGE_OK:
             break
+        if status == STAGE_NOT_OPTIMAL and attempt == 0:
+            # The pivots found the right supports but rounding spoilt the
+            # strategies: re-solve the supports' equalising systems directly.
+            value, status = _polish(M, m, n, x, y, work)
+            if status == STAGE_OK:
+                break
     return value, status
+
+
+@njit(cache=True, error_model="numpy")
+def _solve_support(M, rows, cols, k, transpose, out, work):
+    """Solve the equalising system of one player on a k x k support.
+
+    For the row player (``transpose`` False): find ``p`` over ``rows`` and
+    ``v`` with ``sum_i p_i M[rows_i, cols_j] = v`` for every j and
+    ``sum p = 1``; for the column player the same on ``M^T``. Gaussian
+    elimination with partial pivoting, which is backward stable: the
+    residuals, i.e. the guarantees, come out at rounding level even when the
+    simplex tableau has drifted. Writes ``p`` to ``out[:k]``; returns ``v``
+    (NaN if the system is singular).
+    """
+    s = k + 1
+    # work[:s*s] is the matrix (row-major), work[s*s:s*s+s] the right-hand side
+    for r in range(k):
+        for c in range(k):
+            if transpose:
+                work[r * s + c] = M[rows[r], cols[c]]  # column player: rows of M
+            else:
+                work[r * s + c] = M[rows[c], cols[r]]
+        work[r * s + k] = -1.0
+        work[s * s + r] = 0.0
+    for c in range(k):
+        work[k * s + c] = 1.0
+    work[k * s + k] = 0.0
+    work[s * s + k] = 1.0
+    for col in range(s):
+        piv = col
+        best = abs(work[col * s + col])
+        for r in range(col + 1, s):
+            a = abs(work[r * s + col])
+            if a > best:
+                best = a
+                piv = r
+        if best <= PIVOT_TOL:
+            return np.nan
+        if piv != col:
+            for c in range(s):
+                t = work[col * s + c]
+                work[col * s + c] = work[piv * s + c]
+                work[piv * s + c] = t
+            t = work[s * s + col]
+            work[s * s + col] = work[s * s + piv]
+            work[s * s + piv] = t
+        for r in range(col + 1, s):
+            f = work[r * s + col] / work[col * s + col]
+            if f != 0.0:
+                for c in range(col, s):
+                    work[r * s + c] -= f * work[col * s + c]
+                work[s * s + r] -= f * work[s * s + col]
+    for r in range(s - 1, -1, -1):
+        t = work[s * s + r]
+        for c in range(r + 1, s):
+            t -= work[r * s + c] * out[c]
+        out[r] = t / work[r * s + r]
+    return out[k]
+
+
+@njit(cache=True, error_model="numpy")
+def _polish(M, m, n, x, y, work):
+    """Recompute ``x`` and ``y`` from their supports (square supports only)."""
+    rows = np.empty(m, dtype=np.int64)
+    cols = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(m):
+        if x[i] > 0.0:
+            rows[k] = i
+            k += 1
+    kc = 0
+    for j in range(n):
+        if y[j] > 0.0:
+            cols[kc] = j
+            kc += 1
+    if k != kc or k == 0:
+        return np.nan, STAGE_NOT_OPTIMAL
+    out = np.empty(k + 1)
+    for attempt in range(2):
+        v = _solve_support(M, rows, cols, k, attempt == 1, out, work)
+        if np.isnan(v):
+            return np.nan, STAGE_NOT_OPTIMAL
+        tot = 0.0
+        for r in range(k):
+            if out[r] < -GUARANTEE_TOL:
+                return np.nan, STAGE_NOT_OPTIMAL
+            tot += max(out[r], 0.0)
+        for r in range(k):
+            p = max(out[r], 0.0) / tot
+            if attempt == 0:
+                x[rows[r]] = p
+            else:
+                y[cols[r]] = p
+    return _certify(M, m, n, x, y)
 
 
 @njit(cache=True, error_model="numpy")
