@@ -60,15 +60,27 @@ class Checkpointer:
         os.makedirs(self.dir)
         self._write(os.path.join(self.dir, "meta.json"), json.dumps(self._meta()).encode())
 
-    def save_level(self, k: int, tables) -> None:
-        """Write level ``k`` (``tables[k]``) atomically."""
+    def save_level(self, k: int, table, stats: dict) -> None:
+        """Write level ``k`` and its counts (games, states) atomically."""
         fd, tmp = tempfile.mkstemp(prefix=".level-", suffix=".npy", dir=self.dir)
         with os.fdopen(fd, "wb") as fh:
-            np.save(fh, tables[k])
-        os.replace(tmp, os.path.join(self.dir, f"level_{k:02d}.npy"))
+            np.save(fh, table)
+        os.replace(tmp, self._level(k))
+        self._write(self._level(k)[:-4] + ".json", json.dumps(stats).encode())
 
-    def load(self, space) -> list:
-        """Tables of the finished levels, level 0 first; ``[]`` when none.
+    def _level(self, k: int) -> str:
+        return os.path.join(self.dir, f"level_{k:02d}.npy")
+
+    def load(self, space):
+        """The finished levels, for a resumed solve.
+
+        Returns
+        -------
+        start : list
+            ``[level 0, None, ..., None, last finished level]`` (only the last
+            is read by the induction), or ``[]`` when nothing is finished.
+        stats : dict
+            Level -> its recorded counts.
 
         Raises
         ------
@@ -77,22 +89,29 @@ class Checkpointer:
         """
         meta_path = os.path.join(self.dir, "meta.json")
         if not os.path.exists(meta_path):
-            return []
+            return [], {}
         with open(meta_path) as fh:
             meta = json.load(fh)
         if meta != self._meta():
             raise ValueError(f"checkpoints in {self.dir} are for {meta.get('rules')}, not {self.rules.to_dict()}: "
                              f"drop --resume to start afresh")
-        tables = [np.zeros(space.shape(0))]
+        last, stats = 0, {}
         for k in range(1, space.kmax + 1):
-            f = os.path.join(self.dir, f"level_{k:02d}.npy")
-            if not os.path.exists(f):
+            if not (os.path.exists(self._level(k)) and os.path.exists(self._level(k)[:-4] + ".json")):
                 break
-            arr = np.load(f)
-            if arr.shape != space.shape(k):
-                raise ValueError(f"checkpoint {f} has the wrong shape: drop --resume to start afresh")
-            tables.append(arr)
-        return tables
+            with open(self._level(k)[:-4] + ".json") as fh:
+                stats[k] = json.load(fh)
+            last = k
+        if last == 0:
+            return [], {}
+        table = np.load(self._level(last))
+        if table.shape != (space.size(last),):
+            raise ValueError(f"checkpoint {self._level(last)} has the wrong size: drop --resume to start afresh")
+        return [np.zeros(space.size(0))] + [None] * (last - 1) + [table], stats
+
+    def tables(self, space) -> list:
+        """Every level, mapped from the checkpoint files (level 0 in memory)."""
+        return [np.zeros(space.size(0))] + [np.load(self._level(k), mmap_mode="r") for k in range(1, space.kmax + 1)]
 
     def clear(self) -> None:
         """Remove the checkpoints (after the solution is safely saved)."""

@@ -92,10 +92,11 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
         check_out_path(out)
     if resume and out is None:
         raise click.UsageError("--resume needs --out FILE: checkpoints live beside the output file")
-    bar = _progress_bar(projected_work(rules)["total_games"], quiet)
+    work = projected_work(rules)
+    bar = _progress_bar(work["total_games"], quiet)
     try:
         sol = solve_rules(rules, progress=(lambda level, g: bar.update(g)) if bar else None,
-                          stage_solver=stage_solver, checkpoint=out, resume=resume)
+                          stage_solver=stage_solver, out=out, resume=resume)
     except KeyboardInterrupt:
         if bar:
             bar.close()
@@ -105,8 +106,6 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     finally:
         if bar:
             bar.close()
-    if out is not None:
-        sol.save(out)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
                                "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
@@ -184,13 +183,14 @@ def info(cards, tie, objective, order, as_json):
     rules = _make_rules(cards, tie, objective, order)
     w = projected_work(rules)
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    # the solver keeps every level's table (the solution) plus interpreter and numba overhead
-    need = w["total_bytes"] + 300 * 2**20
+    # with --out two levels are held at a time, plus interpreter and numba overhead
+    need = w["peak_bytes"] + 300 * 2**20
     seconds = w["total_games"] / _GAMES_PER_SECOND[rules.objective]
     fits = need <= 0.9 * ram
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "table_entries": w["total_bytes"] // 8,
                                "stage_games": w["total_games"], "memory_bytes": need,
+                               "file_bytes": w["total_bytes"],
                                "projected_seconds": seconds, "machine_memory_bytes": ram, "fits": fits,
                                "levels": [{"k": k, "stage_games": g, "table_bytes": b}
                                           for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]}))
@@ -198,7 +198,9 @@ def info(cards, tie, objective, order, as_json):
     click.echo(f"rules          {rules.describe()}")
     click.echo(f"table entries  {w['total_bytes'] // 8:,}")
     click.echo(f"stage games    {w['total_games']:,}")
-    click.echo(f"memory         {need / 2**30:.2f} GiB (this machine: {ram / 2**30:.1f} GiB)")
+    click.echo(f"memory         {need / 2**30:.2f} GiB with --out (this machine: {ram / 2**30:.1f} GiB); "
+               f"{(w['total_bytes'] + 300 * 2**20) / 2**30:.2f} GiB without")
+    click.echo(f"solution file  {w['total_bytes'] / 2**30:.2f} GiB")
     click.echo(f"time           about {_duration(seconds)} on 2 cores")
     if fits:
         click.echo("verdict        fits on this machine")

@@ -22,6 +22,8 @@ Prize sets (random order) are bitmasks over the positions of a sorted
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -307,9 +309,21 @@ def min_ties_table(set_masks, values, extra, cmax):
 # the state space of one solve: every axis of every level
 # ---------------------------------------------------------------------------
 
+class Layout(NamedTuple):
+    """Flat storage of one level (see :meth:`StateSpace._layout`)."""
+
+    canonical: np.ndarray  # pattern index of each stored position
+    canon: np.ndarray      # pattern -> stored position p, or -1 - p for the swapped twin
+    offset: np.ndarray     # start of each stored pattern's block (+ total at the end)
+    ncarry: np.ndarray     # carry-axis length of each stored pattern
+    size: int
+    nd: int                # diff-axis length
+
+
 class StateSpace:
     """Axes of the value tables ``R[k][pattern, set, carry, diff]`` of one solve.
 
+    Each level is stored flat, canonical patterns only (see ``layouts``).
     ``R[k]`` holds values *before* a prize is revealed, with k cards in each
     hand and k prizes hidden. A full game and a query's sub-game share this
     description: the sub-game's prizes are the query's hidden prizes and its
@@ -376,10 +390,39 @@ class StateSpace:
             self.cvals.append(cvals)
             self.min_ties.append(mt)
             self.dmax.append(dmax)
+        self.layouts = [self._layout(k) for k in range(self.kmax + 1)]
 
-    def shape(self, k: int) -> tuple:
-        """Shape of the table ``R[k]``."""
-        return (self.patterns.count(k), len(self.sets[k]), len(self.cvals[k]), 2 * self.dmax[k] + 1)
+    def _layout(self, k):
+        """Where each pattern's values live in the flat table of level k.
+
+        Only canonical patterns (``swap[h] >= h``) are stored; ``canon[h]`` is
+        the position ``p`` of a canonical pattern, or ``-1 - p`` of its swapped
+        twin (whose values are the negation, with the difference mirrored).
+        A pattern of length ``u`` allows at most ``union_cap - u`` ties in a
+        row, which bounds its carry axis: ``ncarry[p]`` entries. Pattern p's
+        block starts at ``offset[p]`` and is indexed ``(set, carry, diff)``.
+        """
+        pats = self.patterns
+        h = np.arange(pats.count(k))
+        swap = pats.level_swap[k]
+        canonical = h[swap >= h]
+        pos = np.empty(len(h), dtype=np.int64)
+        pos[canonical] = np.arange(len(canonical))
+        canon = np.where(swap >= h, pos, -1 - pos[swap])
+        mt = self.min_ties[k]
+        # most ties any set needs for carry index c, then the last index each cap allows
+        need = mt.min(axis=0).astype(np.int64) if mt.size else np.zeros(1, np.int64)
+        caps = self.union_cap - pats.level_u[k][canonical].astype(np.int64)
+        ok = need[None, :] <= caps[:, None]
+        ncarry = np.where(ok.any(axis=1), len(need) - np.argmax(ok[:, ::-1], axis=1), 1).astype(np.int64)
+        block = len(self.sets[k]) * ncarry * (2 * self.dmax[k] + 1)
+        offset = np.zeros(len(canonical) + 1, dtype=np.int64)
+        np.cumsum(block, out=offset[1:])
+        return Layout(canonical.astype(np.int64), canon, offset, ncarry, int(offset[-1]), 2 * self.dmax[k] + 1)
+
+    def size(self, k: int) -> int:
+        """Number of float64 entries of the flat table of level k."""
+        return self.layouts[k].size
 
     def hidden_sum(self, k: int) -> int:
         """Fixed order: sum of the k prizes still hidden at level k."""

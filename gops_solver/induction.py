@@ -8,9 +8,10 @@ Level k is computed from level k - 1 only: each entry averages, over the
 prize revealed next, the value of that round's stage game, whose entries are
 level k - 1 values (RULES.md, "States, values and strategies").
 
-Only patterns with ``swap[h] >= h`` are solved: exchanging the players
-negates the value and the difference, so the other half is filled by
-``R[swap[h], s, c, -d] = -R[h, s, c, d]``.
+Tables are flat and hold canonical patterns only (``swap[h] >= h``, see
+:class:`~.encoding.Layout`): exchanging the players negates the value and the
+difference, ``R[swap[h], s, c, -d] = -R[h, s, c, d]``, so :func:`lookup`
+reads the other half through the mirror.
 """
 
 from __future__ import annotations
@@ -26,8 +27,25 @@ WORK = stage_work_size(MAXC, MAXC)
 
 
 @njit(cache=True)
+def lookup(R, canon, offset, ncarry, nsets, nd, dmax, h, s, c, d):
+    """``R[h, s, c, d]`` of a flat level table (NaN outside the stored space).
+
+    ``d`` is the score difference itself (0 under ``points``).
+    """
+    p = canon[h]
+    sign = 1.0
+    if p < 0:
+        p = -1 - p
+        sign = -1.0
+        d = -d
+    if c >= ncarry[p] or s >= nsets or d > dmax or d < -dmax:
+        return np.nan
+    return sign * R[offset[p] + (s * ncarry[p] + c) * nd + d + dmax]
+
+
+@njit(cache=True)
 def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, win,
-                cvals_prev, dmax_prev, R_prev):
+                cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev):
     """Value for A of one cell of a stage game: the bids' outcome ``o`` is known.
 
     ``sum_prev`` is the sum of the prizes hidden after this reveal and
@@ -43,38 +61,40 @@ def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, w
     c2 = 0
     if o == 0 and carry:
         c2 = pot if random_order else ci + 1
-    if c2 >= R_prev.shape[2] or s_prev >= R_prev.shape[1] or succ < 0:
+    if succ < 0 or c2 >= len(cvals_prev):
         return np.nan  # outside the tabulated space (callers fall back)
+    nd = 2 * dmax_prev + 1
     if not win:
-        return o * pot + R_prev[succ, s_prev, c2, 0]
+        return o * pot + lookup(R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev, nd, dmax_prev,
+                                succ, s_prev, c2, 0)
     dd = d + o * pot
     rem = sum_prev + cvals_prev[c2]
     if dd > rem:
         return 1.0  # decided: B cannot catch up
     if dd < -rem:
         return -1.0
-    if dd > dmax_prev or dd < -dmax_prev:
-        return np.nan
-    return R_prev[succ, s_prev, c2, dd + dmax_prev]
+    return lookup(R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev, nd, dmax_prev, succ, s_prev, c2, dd)
 
 
 @njit(parallel=True, cache=True)
-def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
+def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off,
                  random_order, carry, win,
                  sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
                  cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
-                 cvals_prev, dmax_prev, R_prev, R_out, games_out, fails_out, use_highs, failed_game):
-    """Fill ``R_out`` (level k) for the canonical patterns ``hs``.
+                 cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev,
+                 R_out, games_out, fails_out, use_highs, failed_game):
+    """Fill the flat level-k table ``R_out`` for the stored positions ``ps``.
 
-    ``R_out`` is modified in place, for ``hs`` and their swapped patterns;
-    ``games_out[i]`` / ``fails_out[i]`` receive the number of stage games
-    solved for ``hs[i]`` and of those whose solver did not report success;
-    ``failed_game`` receives (rows, columns, entries...) of one failure.
+    ``R_out`` is modified in place; ``games_out[i]`` / ``fails_out[i]``
+    receive the number of stage games solved for ``ps[i]`` and of those whose
+    solver did not report success; ``failed_game`` receives (rows, columns,
+    entries...) of one failure.
     """
     nsets = len(sets_k)
-    nc = len(cvals_k)
-    for i in prange(len(hs)):
-        h = hs[i]
+    nd = 2 * dmax_k + 1
+    for i in prange(len(ps)):
+        p_out = ps[i]
+        h = canonical[p_out]
         u = pat_u[h]
         tokens = np.empty(16, dtype=np.int64)
         tmp = np.empty(16, dtype=np.int64)
@@ -87,13 +107,14 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
         for a in range(na):
             for b in range(nb):
                 succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+        sym = _is_symmetric(tokens, u)
         M = np.empty((MAXC, MAXC), dtype=np.float64)
         x = np.empty(MAXC, dtype=np.float64)
         y = np.empty(MAXC, dtype=np.float64)
         work = np.empty(WORK, dtype=np.float64)
-        sw = pat_swap[h]
-        sym = sw == h
         cap = union_cap - u
+        nc = ncarry[p_out]
+        base = offset[p_out]
         games = 0
         fails = 0
         for si in range(nsets):
@@ -111,9 +132,10 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
                 else:
                     dlim = 0
                     dlo = 0
+                row = base + (si * nc + ci) * nd + dmax_k
                 for d in range(dlo, dlim + 1):
                     if sym and d == 0:
-                        R_out[h, si, ci, dmax_k] = 0.0  # symmetric position: value 0
+                        R_out[row] = 0.0  # symmetric position: value 0
                         continue
                     acc = 0.0
                     npots = 0
@@ -134,7 +156,8 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
                             for b in range(nb):
                                 M[a, b] = stage_entry(k, outc[a, b], pot, d, ci, s_prev, sum_prev,
                                                       succ[a, b], random_order, carry, win,
-                                                      cvals_prev, dmax_prev, R_prev)
+                                                      cvals_prev, dmax_prev, R_prev, canon_prev,
+                                                      offset_prev, ncarry_prev, nsets_prev)
                         if use_highs:
                             with objmode(v="float64", st="int64"):
                                 v, st = _highs_value(M, na, nb)
@@ -152,16 +175,21 @@ def level_kernel(k, hs, pat_u, pat_code, pat_swap, lut, lut_off,
                         acc += v
                         npots += 1
                     val = acc / npots
-                    R_out[h, si, ci, d + dmax_k] = val
-                    if not (sym and d == 0):
-                        R_out[sw, si, ci, dmax_k - d] = -val
+                    R_out[row + d] = val
+                    if sym:
+                        R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
         games_out[i] = games
         fails_out[i] = fails
 
 
-# ---------------------------------------------------------------------------
-# Python driver
-# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _is_symmetric(tokens, u):
+    """True when exchanging the players leaves the pattern unchanged (all tokens shared)."""
+    for t in range(u):
+        if tokens[t] != 2:
+            return False
+    return True
+
 
 _SERIAL = []
 
@@ -186,16 +214,15 @@ def _highs_value(M, na, nb):
 
 
 def level_work(space, k: int) -> int:
-    """Exact number of stage games level k will solve (both halves counted once).
+    """Exact number of stage games level k will solve.
 
     Mirrors the loops of :func:`level_kernel`, vectorised over patterns.
     """
     if k == 0:
         return 0
-    pats = space.patterns
-    us = pats.level_u[k].astype(np.int64)
-    canon = pats.level_swap[k] >= np.arange(pats.count(k))
-    sym = pats.level_swap[k] == np.arange(pats.count(k))
+    lay = space.layouts[k]
+    us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
+    sym = space.patterns.level_swap[k][lay.canonical] == lay.canonical
     if space.random_order:
         S = space.prize_sets.set_sum[space.sets[k]][:, None]
     else:
@@ -212,14 +239,15 @@ def level_work(space, k: int) -> int:
     total = 0
     for u in np.unique(us):
         valid = mt <= space.union_cap - u
-        n_plain = int(np.count_nonzero(canon & ~sym & (us == u)))
+        n_plain = int(np.count_nonzero(~sym & (us == u)))
         n_sym = int(np.count_nonzero(sym & (us == u)))
         total += n_plain * int((full * valid).sum()) + n_sym * int((half * valid).sum())
     pots = k if space.random_order else 1
     return total * pots
 
 
-def run_induction(space, progress=None, start_tables=None, on_level=None, chunks_per_level=64, use_highs=False):
+def run_induction(space, progress=None, start_tables=None, on_level=None, keep_all=True,
+                  chunks_per_level=64, use_highs=False):
     """Compute every level table of ``space`` bottom-up.
 
     Parameters
@@ -228,47 +256,50 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, chunks
     progress : callable, optional
         ``progress(level, games_done_in_chunk)`` after every chunk of work.
     start_tables : list of ndarray, optional
-        Tables of levels 0..j already computed (resume); induction continues
-        at level j + 1.
+        Tables of levels 0..j already computed (resume; only the last one is
+        read); induction continues at level j + 1.
     on_level : callable, optional
-        ``on_level(k, tables)`` after each finished level (checkpoints).
+        ``on_level(k, table)`` after each finished level (checkpoints).
+    keep_all : bool
+        Keep every level in memory (the returned list); otherwise a level is
+        dropped (``None``) once the next one is done, so memory holds two
+        levels at a time and ``on_level`` must store them.
 
     Returns
     -------
-    tables : list of ndarray
-        ``tables[k]`` has shape ``space.shape(k)``.
+    tables : list of ndarray or None
+        ``tables[k]`` is the flat table of level k (length ``space.size(k)``).
     games : int
         Stage games solved.
     """
     pats = space.patterns
-    tables = list(start_tables) if start_tables else [np.zeros(space.shape(0))]
+    tables = list(start_tables) if start_tables else [np.zeros(space.size(0))]
     if space.random_order:
         set_rank, set_sum, values = space.prize_sets.set_rank, space.prize_sets.set_sum, space.prize_sets.values
     else:
         set_rank = set_sum = np.zeros(1, np.int64)
         values = np.zeros(0, np.int64)
+    kernel = _serial_kernel() if use_highs else level_kernel
     games_total = 0
     L = len(space.items)
+    failed = np.zeros(2 + MAXC * MAXC)
     for k in range(len(tables), space.kmax + 1):
-        R = np.full(space.shape(k), np.nan)
-        idx = np.arange(pats.count(k), dtype=np.int64)
-        hs = idx[pats.level_swap[k] >= idx]
+        lay, prev = space.layouts[k], space.layouts[k - 1]
+        R = np.full(lay.size, np.nan)
         seq_next = int(space.seq[L - k]) if not space.random_order else 0
         hidden_k = space.hidden_sum(k) if not space.random_order else 0
-        n_chunks = max(1, min(chunks_per_level, len(hs) // 16))
-        for part in np.array_split(hs, n_chunks):
+        ps = np.arange(len(lay.canonical), dtype=np.int64)
+        for part in np.array_split(ps, max(1, min(chunks_per_level, len(ps) // 16))):
             if len(part) == 0:
                 continue
             games = np.zeros(len(part), np.int64)
             fails = np.zeros(len(part), np.int64)
-            failed = np.zeros(2 + MAXC * MAXC)
-            kernel = _serial_kernel() if use_highs else level_kernel
-            kernel(k, part, pats.level_u[k], pats.level_code[k], pats.level_swap[k],
-                         pats.lut, LUT_OFF, space.random_order, space.carry, space.win,
-                         space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
-                         space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k],
-                         space.diff_reach, space.cvals[k - 1], space.dmax[k - 1], tables[k - 1],
-                         R, games, fails, use_highs, failed)
+            kernel(k, part, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k], pats.level_code[k],
+                   pats.lut, LUT_OFF, space.random_order, space.carry, space.win,
+                   space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
+                   space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k], space.diff_reach,
+                   space.cvals[k - 1], space.dmax[k - 1], tables[k - 1], prev.canon, prev.offset, prev.ncarry,
+                   len(space.sets[k - 1]), R, games, fails, use_highs, failed)
             if fails.any():
                 na, nb = int(failed[0]), int(failed[1])
                 game = failed[2:2 + na * nb].reshape(na, nb).tolist()
@@ -279,5 +310,7 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, chunks
                 progress(k, int(games.sum()))
         tables.append(R)
         if on_level is not None:
-            on_level(k, tables)
+            on_level(k, R)
+        if not keep_all and k >= 2:
+            tables[k - 1] = None
     return tables, games_total

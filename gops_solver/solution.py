@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import __version__
-from .checkpoint import Checkpointer
+from .checkpoint import Checkpointer, check_out_path
 from .encoding import StateSpace, classes, hands_to_pattern, successor, LUT_OFF, TOK_A, TOK_B
-from .induction import StageSolveError, level_work, run_induction, stage_entry
+from .induction import StageSolveError, level_work, lookup, run_induction, stage_entry
 from .rules import Rules, validate_state
 from .stage import solve_matrix_game
 
@@ -73,25 +73,31 @@ class Solution:
     value : float
         Value of the game at its start.
     states : int
-        Table entries computed (positions before a reveal, after symmetry).
+        Values stored (positions before a reveal; one of each pair of
+        positions that are mirror images under exchanging the players).
     stage_games : int
         Stage games solved while building the tables.
     seconds : float
-        Wall time of the solve (0 for a loaded solution).
+        Wall time of the solve (as recorded in a loaded file).
+    tables : list of ndarray
+        Flat level tables (in memory, or mapped from the solution file).
     """
 
-    def __init__(self, rules: Rules, space: StateSpace, tables, stage_games=0, seconds=0.0, stage_solver="numba"):
+    def __init__(self, rules: Rules, space: StateSpace, tables, stage_games=0, seconds=0.0,
+                 stage_solver="numba", states=None):
         self.rules, self.space, self.tables = rules, space, tables
         self.stage_games, self.seconds = int(stage_games), float(seconds)
         self.stage_solver = stage_solver
-        self.states = int(sum(np.count_nonzero(~np.isnan(t)) for t in tables[1:]))
+        self.states = int(states if states is not None else sum(_count_states(t) for t in tables[1:]))
 
     @property
     def value(self) -> float:
         """Value of the game at its start (no carry, diff 0, all prizes hidden)."""
         n, sp = self.rules.n, self.space
+        lay = sp.layouts[n]
         top = sp.patterns.index([2] * n)
-        return float(self.tables[n][top, 0 if not sp.random_order else len(sp.sets[n]) - 1, 0, sp.dmax[n]])
+        return float(lookup(self.tables[n], lay.canon, lay.offset, lay.ncarry, len(sp.sets[n]), lay.nd,
+                            sp.dmax[n], top, 0, 0, 0))
 
     def __repr__(self):
         return (f"Solution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
@@ -135,22 +141,49 @@ class Solution:
         ValueError
             If the path cannot be written.
         """
-        header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": self.rules.to_dict(),
-                  "stage_games": self.stage_games, "seconds": self.seconds, "stage_solver": self.stage_solver,
-                  "tables": [{"shape": list(t.shape), "crc32": zlib.crc32(memoryview(np.ascontiguousarray(t)).cast("B"))}
-                             for t in self.tables]}
-        blob = json.dumps(header).encode()
-        _atomic_write(path, [MAGIC, len(blob).to_bytes(8, "little"), blob] + [np.ascontiguousarray(t) for t in self.tables])
-        Checkpointer(path, self.rules).clear()  # the solution is safe: its checkpoints are not needed
+        write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver, self.states)
+
+
+def _count_states(table) -> int:
+    # in chunks: a mapped table may be larger than memory
+    step = 1 << 24
+    return int(sum(np.count_nonzero(~np.isnan(table[i:i + step])) for i in range(0, len(table), step)))
+
+
+def _crc(table) -> int:
+    crc, step = 0, 1 << 24
+    for i in range(0, len(table), step):
+        crc = zlib.crc32(memoryview(np.ascontiguousarray(table[i:i + step])).cast("B"), crc)
+    return crc
+
+
+_ALIGN = 4096  # tables start on page boundaries so they can be mapped
+
+
+def write_solution(path, rules, tables, stage_games, seconds, stage_solver, states) -> None:
+    """Write a solution file atomically from level tables (arrays or mapped files)."""
+    header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": rules.to_dict(),
+              "stage_games": int(stage_games), "seconds": float(seconds), "stage_solver": stage_solver,
+              "states": int(states), "tables": [{"size": int(len(t)), "crc32": _crc(t)} for t in tables]}
+    blob = json.dumps(header).encode()
+    head = MAGIC + len(blob).to_bytes(8, "little") + blob
+    head += b"\0" * (-len(head) % _ALIGN)
+
+    def parts():
+        yield head
+        step = 1 << 24
+        for t in tables:
+            for i in range(0, len(t), step):
+                yield np.ascontiguousarray(t[i:i + step], dtype=np.float64)
+
+    _atomic_write(path, parts())
+    Checkpointer(path, rules).clear()  # the solution is safe: its checkpoints are not needed
 
 
 def _atomic_write(path, parts) -> None:
     path = os.fspath(path)
+    check_out_path(path)
     folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(f"cannot write {path}: it is a folder; give a file name")
-    if not os.path.isdir(folder):
-        raise ValueError(f"cannot write {path}: folder {folder} does not exist; create it or choose another path")
     try:
         fd, tmp = tempfile.mkstemp(prefix=".gops-", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -163,27 +196,33 @@ def _atomic_write(path, parts) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
 
 
-def load(path, rules: Rules | None = None) -> Solution:
-    """Read a solution written by :meth:`Solution.save`.
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
+    """Open a solution written by :meth:`Solution.save` or ``gops solve --out``.
+
+    The tables are mapped from the file, not read: opening is quick and a
+    query touches only the values it needs.
 
     Parameters
     ----------
     path : str or path-like
     rules : Rules, optional
         When given, the file must hold a solution of exactly these rules.
+    check : bool
+        Verify every table's checksum (reads the whole file once).
 
     Raises
     ------
@@ -200,39 +239,46 @@ def load(path, rules: Rules | None = None) -> Solution:
             raise ValueError(f"{path} is not a gops solution file: write one with gops solve --out")
         try:
             size = int.from_bytes(fh.read(8), "little")
+            if size > 1 << 24:
+                raise ValueError
             header = json.loads(fh.read(size).decode())
             saved_rules = Rules.from_dict(header["rules"])
-            shapes = [tuple(t["shape"]) for t in header["tables"]]
+            sizes = [int(t["size"]) for t in header["tables"]]
             crcs = [int(t["crc32"]) for t in header["tables"]]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             raise ValueError(f"{path} is corrupted (unreadable header): solve again with gops solve --out") from None
-        if header.get("format") != FORMAT_VERSION:
-            raise ValueError(f"{path} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: solve again")
-        if rules is not None and saved_rules != rules:
-            raise ValueError(f"{path} holds a solution for {saved_rules.describe()}, not {rules.describe()}: "
-                             f"use a matching file or solve these rules")
-        space = full_space(saved_rules)
-        tables = []
-        for k, (shape, crc) in enumerate(zip(shapes, crcs)):
-            if shape != space.shape(k):
-                raise ValueError(f"{path} is corrupted (table {k} has the wrong shape): solve again")
-            count = int(np.prod(shape))
-            arr = np.fromfile(fh, dtype=np.float64, count=count)
-            if arr.size != count:
-                raise ValueError(f"{path} is truncated: solve again with gops solve --out")
-            if zlib.crc32(memoryview(arr).cast("B")) != crc:
-                raise ValueError(f"{path} is corrupted (checksum of table {k} fails): solve again")
-            tables.append(arr.reshape(shape))
-        if len(tables) != saved_rules.n + 1 or fh.read(1):
-            raise ValueError(f"{path} is corrupted (unexpected length): solve again")
-    return Solution(saved_rules, space, tables, header.get("stage_games", 0), 0.0, header.get("stage_solver", "numba"))
+        start = len(MAGIC) + 8 + size
+        start += -start % _ALIGN
+    if header.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{path} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: solve again")
+    if rules is not None and saved_rules != rules:
+        raise ValueError(f"{path} holds a solution for {saved_rules.describe()}, not {rules.describe()}: "
+                         f"use a matching file or solve these rules")
+    space = full_space(saved_rules)
+    if len(sizes) != saved_rules.n + 1 or any(s != space.size(k) for k, s in enumerate(sizes)):
+        raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
+    total = start + 8 * sum(sizes)
+    actual = os.path.getsize(path)
+    if actual < total:
+        raise ValueError(f"{path} is truncated ({actual:,} of {total:,} bytes): solve again with gops solve --out")
+    if actual > total:
+        raise ValueError(f"{path} is corrupted (unexpected length): solve again")
+    tables, offset = [], start
+    for k, (n_entries, crc) in enumerate(zip(sizes, crcs)):
+        t = np.memmap(path, dtype=np.float64, mode="r", offset=offset, shape=(n_entries,)) if n_entries else np.zeros(0)
+        if check and _crc(t) != crc:
+            raise ValueError(f"{path} is corrupted (checksum of level {k} fails): solve again")
+        tables.append(t)
+        offset += 8 * n_entries
+    return Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
+                    header.get("stage_solver", "numba"), header.get("states"))
 
 
 # ---------------------------------------------------------------------------
 # solving
 # ---------------------------------------------------------------------------
 
-def solve(rules: Rules, progress=None, stage_solver: str = "numba", checkpoint=None, resume=False) -> Solution:
+def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, resume=False) -> Solution:
     """Solve a game exactly by backward induction.
 
     Parameters
@@ -243,11 +289,13 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", checkpoint=N
         :func:`projected_work` for the total.
     stage_solver : {"numba", "highs"}
         ``highs`` solves every stage game with scipy's HiGHS LP (slow; for checking).
-    checkpoint : path-like, optional
-        Solution file the caller will write: finished levels are kept in
-        ``checkpoint + ".ckpt/"`` until :meth:`Solution.save` succeeds.
+    out : path-like, optional
+        Write the solution here. Finished levels go to checkpoints in
+        ``out + ".ckpt/"`` and leave memory, so only two levels are ever
+        held: this is how large games fit. The returned solution is mapped
+        from ``out``.
     resume : bool
-        Continue from those checkpoints instead of starting afresh.
+        With ``out``: continue from the checkpoints of an interrupted solve.
 
     Returns
     -------
@@ -256,18 +304,41 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", checkpoint=N
     if not isinstance(rules, Rules):
         raise TypeError("solve() takes a Rules object: solve(Rules(n=8))")
     _check_backend(stage_solver)
+    if resume and out is None:
+        raise ValueError("resume needs out=PATH: checkpoints live beside the output file")
     t0 = time.perf_counter()
     space = full_space(rules)
-    start, on_level = None, None
-    if checkpoint is not None:
-        ckpt = Checkpointer(checkpoint, rules)
-        start = ckpt.load(space) if resume else []
-        if not start:
-            ckpt.start()
-        on_level = ckpt.save_level
-    tables, games = run_induction(space, progress=progress, start_tables=start or None, on_level=on_level,
-                                  use_highs=stage_solver == "highs")
-    return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
+    use_highs = stage_solver == "highs"
+    if out is None:
+        tables, games = run_induction(space, progress=progress, use_highs=use_highs)
+        return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
+    check_out_path(out)
+    ckpt = Checkpointer(out, rules)
+    start, done = ckpt.load(space) if resume else ([], {})
+    if not start:
+        ckpt.start()
+    stats = dict(done)
+
+    def on_level(k, table):
+        stats[k] = {"games": level_games[0], "states": _count_states(table)}
+        level_games[0] = 0
+        ckpt.save_level(k, table, stats[k])
+
+    level_games = [0]
+
+    def count(level, games):
+        level_games[0] += games
+        if progress is not None:
+            progress(level, games)
+
+    _, _ = run_induction(space, progress=count, start_tables=start or None, on_level=on_level,
+                         keep_all=False, use_highs=use_highs)
+    tables = ckpt.tables(space)
+    games = sum(s["games"] for s in stats.values())
+    states = sum(s["states"] for s in stats.values())
+    write_solution(out, rules, tables, games, time.perf_counter() - t0, stage_solver, states)
+    del tables
+    return load(out, check=False)
 
 
 def projected_work(rules: Rules) -> dict:
@@ -276,14 +347,16 @@ def projected_work(rules: Rules) -> dict:
     Returns
     -------
     dict
-        ``stage_games`` per level and in total, ``table_bytes`` per level and the
-        largest two adjacent levels (peak working memory).
+        ``stage_games`` and ``table_bytes`` per level and in total, and
+        ``peak_bytes``: the two largest adjacent levels (a solve with ``out``
+        holds no more).
     """
     space = full_space(rules)
     games = [level_work(space, k) for k in range(rules.n + 1)]
-    nbytes = [int(np.prod(space.shape(k))) * 8 for k in range(rules.n + 1)]
+    nbytes = [space.size(k) * 8 for k in range(rules.n + 1)]
+    peak = max(a + b for a, b in zip(nbytes, nbytes[1:])) if rules.n else nbytes[0]
     return {"stage_games": games, "total_games": sum(games), "table_bytes": nbytes,
-            "total_bytes": sum(nbytes), "space": space}
+            "total_bytes": sum(nbytes), "peak_bytes": peak, "space": space}
 
 
 def _check_backend(name):
@@ -326,12 +399,13 @@ def _stage_matrix(state, space, tables, s_prev, sum_prev, ci):
         return None
     M = np.empty(succ.shape)
     d = state.diff if space.win else 0
-    R_prev = tables[k - 1]
+    lay = space.layouts[k - 1]
     for i in range(succ.shape[0]):
         for j in range(succ.shape[1]):
             M[i, j] = stage_entry(k, int(outc[i, j]), state.pot, d, ci, s_prev, sum_prev, int(succ[i, j]),
                                   space.random_order, space.carry, space.win,
-                                  space.cvals[k - 1], space.dmax[k - 1], R_prev)
+                                  space.cvals[k - 1], space.dmax[k - 1], tables[k - 1],
+                                  lay.canon, lay.offset, lay.ncarry, len(space.sets[k - 1]))
     if np.isnan(M).any():
         return None
     return cards_a, cards_b, M

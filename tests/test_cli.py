@@ -107,22 +107,25 @@ def test_existing_output_survives_a_failed_solve(tmp_path):
 
 
 def test_resume_gives_identical_solution(tmp_path):
+    import os
+    import numpy as np
     from gops_solver import Rules, load, solve
-    from gops_solver.checkpoint import Checkpointer
-    from gops_solver.solution import full_space
     out = tmp_path / "r.gops"
     rules = Rules(6, "carry", "win")
-    full = solve(rules, checkpoint=out)
-    # simulate an interruption after level 3: keep only the first checkpoints
-    ck = Checkpointer(out, rules)
-    import os
-    for k in range(4, 7):
-        os.unlink(os.path.join(ck.dir, f"level_{k:02d}.npy"))
-    assert len(ck.load(full_space(rules))) == 4
+    full = solve(rules)
+
+    def interrupt(level, games):
+        if level == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(rules, progress=interrupt, out=out)
+    assert not out.exists() and os.path.exists(str(out) + ".ckpt/level_03.npy")
+    assert not os.path.exists(str(out) + ".ckpt/level_04.npy")
     r = run("solve", "-n", 6, "--objective", "win", "--out", out, "--resume", "--json")
     assert r.exit_code == 0, r.output
     back = load(out)
-    import numpy as np
     for a, b in zip(back.tables, full.tables):
         assert np.array_equal(np.nan_to_num(a, nan=7.0), np.nan_to_num(b, nan=7.0))
-    assert not os.path.exists(ck.dir)  # checkpoints removed once the solution is saved
+    assert back.stage_games == full.stage_games and back.states == full.states
+    assert not os.path.exists(str(out) + ".ckpt")  # checkpoints removed once the solution is saved
