@@ -163,6 +163,131 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
         click.echo(f"{name}  {cells}")
 
 
+@cli.command()
+@_rules_options(None)
+@click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
+              help="a file written by gops solve --out (its rules are played)")
+@click.option("--seed", type=int, default=None, help="seed of the prize shuffle and of B's draws [random]")
+@click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
+def play(cards, tie, objective, order, solution, seed, hint):
+    """Play a game as A against the equilibrium (B). Type a card each round."""
+    import numpy as np
+    from .play import Opponent, deal, needs_full_solve
+    from .solution import load, projected_work, solve as solve_rules
+    if solution is not None:
+        sol = load(solution)
+        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order)) if v is not None}
+        if given and Rules(**{**sol.rules.to_dict(), **given}) != sol.rules:
+            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
+                             f"or use a matching file")
+        rules = sol.rules
+    else:
+        rules = _make_rules(cards, tie, objective, order)
+        sol = None
+        if needs_full_solve(rules):
+            seconds = projected_work(rules)["total_games"] / _GAMES_PER_SECOND[rules.objective]
+            click.echo(f"solving the whole game once (about {_duration(seconds)})...", err=True)
+            sol = solve_rules(rules)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    rng = np.random.default_rng(seed)
+    game = deal(rules, rng)
+    opp = Opponent(rules, sol)
+    unit = "expected points" if rules.objective == "points" else "P(win) - P(loss)"
+    click.echo(f"gops play  {rules.describe()}  seed {seed}")
+    click.echo("You are A; the equilibrium is B. Type a card (number or A, J, Q, K); Ctrl-D ends.")
+    given_up = 0.0
+    while not game.over:
+        res = opp.query(game)
+        _show_round(game, rules)
+        if hint:
+            click.echo(f"  hint            {_dist(res.strategy_a)}")
+        try:
+            bid = _ask_bid(game)
+        except EOFError:
+            click.echo(f"\nend of input: game abandoned in round {game.round} "
+                       f"(score you {game.score_a} - me {game.score_b})")
+            return 0
+        except KeyboardInterrupt:
+            click.echo(f"\ninterrupted: game abandoned in round {game.round} "
+                       f"(score you {game.score_a} - me {game.score_b})")
+            return 130
+        mine = opp.draw(res.strategy_b, rng)
+        r = game.play(bid, mine)
+        lost = res.value_given_up(bid)
+        given_up += lost
+        click.echo(f"  you bid {format_card(bid)}, I bid {format_card(mine)}: {_verdict(r)}"
+                   f"   score you {game.score_a} - me {game.score_b}")
+        click.echo(f"  equilibrium     {_dist(res.strategy_a)}")
+        why = "in the equilibrium's support" if lost == 0.0 else "outside the equilibrium's support"
+        click.echo(f"  value given up  {lost:.4f} ({format_card(bid)} is {why})")
+    d = game.diff
+    result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
+    click.echo("")
+    click.echo(f"final score      you {game.score_a} - me {game.score_b}: {result}")
+    click.echo(f"value given up   {given_up:.4f} in total ({unit})")
+    return 0
+
+
+def _show_round(game, rules):
+    """Print what both players know at the start of a round."""
+    carried = f" + {game.carry} carried from ties = pot {game.pot}" if game.carry else f"; pot {game.pot}"
+    click.echo("")
+    click.echo(f"Round {game.round}/{rules.n}: prize {format_card(game.prize)} revealed{carried}")
+    hidden = format_cards(game.hidden) or "-"
+    click.echo(f"  hidden prizes   {hidden}" + (" (order unknown)" if rules.random_order and len(game.hidden) > 1
+                                                 else (" (in this order)" if len(game.hidden) > 1 else "")))
+    click.echo(f"  your hand       {format_cards(game.hand_a)}" + (f"   used {format_cards(game.used_a)}" if game.used_a else ""))
+    click.echo(f"  my hand         {format_cards(game.hand_b)}" + (f"   used {format_cards(game.used_b)}" if game.used_b else ""))
+    click.echo(f"  score           you {game.score_a} - me {game.score_b}")
+
+
+def _ask_bid(game) -> int:
+    """Read one bid; re-ask on anything that is not a card in A's hand.
+
+    Raises EOFError at the end of input (KeyboardInterrupt passes through).
+    """
+    stdin = sys.stdin  # one stream for the whole game: a fresh wrapper would drop buffered input
+    while True:
+        click.echo(f"your bid [{format_cards(game.hand_a)}]> ", nl=False)
+        line = stdin.readline()
+        if line == "":
+            raise EOFError
+        text = line.strip()
+        if not stdin.isatty():
+            click.echo(text)  # piped input: echo it so the transcript reads like a terminal
+        if not text:
+            click.echo(f"  type one card from your hand ({format_cards(game.hand_a)}), then Enter")
+            continue
+        try:
+            card = parse_cards(text, game.rules.n, what="bid")
+        except ValueError as exc:
+            click.echo(f"  {exc}")
+            continue
+        if len(card) != 1:
+            click.echo(f"  bid one card, not {len(card)}: choose one of {format_cards(game.hand_a)}")
+        elif card[0] not in game.hand_a:
+            spent = " (already played)" if card[0] in game.used_a else ""
+            click.echo(f"  you do not hold {format_card(card[0])}{spent}: choose one of {format_cards(game.hand_a)}")
+        else:
+            return card[0]
+
+
+def _verdict(r) -> str:
+    if r.outcome > 0:
+        return f"you take {r.pot}"
+    if r.outcome < 0:
+        return f"I take {r.pot}"
+    if r.carried_out:
+        return f"tie, the pot of {r.pot} carries to the next round"
+    return f"tie in the last round, the pot of {r.pot} is discarded" if r.last_round \
+        else f"tie, the pot of {r.pot} is discarded"
+
+
+def _dist(strategy) -> str:
+    return "  ".join(f"{format_card(c)}:{p:.3f}" for c, p in strategy.items())
+
+
 def main():
     """Entry point of the ``gops`` script."""
     cli()

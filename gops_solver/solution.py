@@ -24,6 +24,7 @@ from .encoding import StateSpace, classes, hands_to_pattern, successor, LUT_OFF,
 from .induction import StageSolveError, level_work, lookup, run_induction, stage_entry
 from .rules import Rules, validate_state
 from .stage import solve_matrix_game
+from .tolerances import GUARANTEE_TOL
 
 MAGIC = b"GOPSSOL\x01"
 FORMAT_VERSION = 1
@@ -42,6 +43,11 @@ class QueryResult:
         Card -> probability over each player's hand; optimal in the stage game.
     matrix : ndarray
         The stage game over classes of interchangeable cards.
+    classes_a, classes_b : list of list of int
+        The cards behind each row / column of ``matrix``.
+    offset : float
+        What ``value`` adds to the stage game's value (the score difference
+        under ``points``, which the tables leave out).
     """
 
     value: float
@@ -49,6 +55,42 @@ class QueryResult:
     strategy_b: dict
     matrix: np.ndarray = field(repr=False)
     state: object = field(repr=False, default=None)
+    classes_a: list = field(repr=False, default=None)
+    classes_b: list = field(repr=False, default=None)
+    offset: float = field(repr=False, default=0.0)
+
+    def payoffs_a(self) -> dict:
+        """Expected value for A of each of A's cards against B's optimal mix.
+
+        Returns
+        -------
+        dict
+            Card -> ``matrix[row of card] @ y + offset`` where ``y`` is B's
+            strategy summed over each column's cards; in the units of
+            ``value``. Every card in A's support earns ``value``.
+        """
+        y = np.array([sum(self.strategy_b[c] for c in cls) for cls in self.classes_b])
+        rows = self.matrix @ y + self.offset
+        return {c: float(rows[i]) for i, cls in enumerate(self.classes_a) for c in cls}
+
+    def value_given_up(self, card) -> float:
+        """Expected value A gives up by bidding ``card`` against B's optimal mix.
+
+        ``value - payoffs_a()[card]``: 0 for a card in an optimal strategy's
+        support, positive for a mistake. Differences within the solver's
+        guarantee tolerance are reported as 0.
+
+        Raises
+        ------
+        ValueError
+            If ``card`` is not in A's hand.
+        """
+        pay = self.payoffs_a()
+        if card not in pay:
+            raise ValueError(f"card {card} is not in A's hand {sorted(pay)}: choose one of those")
+        gap = self.value - pay[card]
+        # B's optimal mix holds every row to the value within GUARANTEE_TOL
+        return 0.0 if gap <= GUARANTEE_TOL * max(1.0, abs(self.value)) else float(gap)
 
     def to_dict(self) -> dict:
         """JSON-ready form (card keys as strings)."""
@@ -435,10 +477,11 @@ def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numb
             raise StageSolveError("the sub-game below this state lacks a successor value; this is a bug, please report it")
     cards_a, cards_b, M = found
     res = solve_matrix_game(M, backend=stage_solver)
-    value = float(res.value) + (state.diff if not space.win else 0)
+    offset = state.diff if not space.win else 0
+    value = float(res.value) + offset
     strat_a = _spread(cards_a, res.row, state.hand_a)
     strat_b = _spread(cards_b, res.col, state.hand_b)
-    return QueryResult(value, strat_a, strat_b, M, state)
+    return QueryResult(value, strat_a, strat_b, M, state, cards_a, cards_b, float(offset))
 
 
 def _spread(class_cards, probs, hand) -> dict:

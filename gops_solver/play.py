@@ -1,0 +1,227 @@
+"""Playing Goofspiel against the equilibrium: game state, scoring and the opponent.
+
+The rules of a round are those of RULES.md ("A round", "Tie rules"): the pot
+is the revealed prize plus whatever ties carried; the higher bid takes it;
+a tie carries it (``carry``, except in the last round, where it is
+discarded) or discards it (``discard``). :class:`Game` applies them and
+keeps the record a person sees; :class:`Opponent` answers, for any decision
+state, the equilibrium (value, both strategies, the stage matrix) and draws
+B's bid from it. ``gops play`` (cli.py) only reads bids and prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .rules import Rules, validate_state
+from .solution import QueryResult, Solution, query_state
+
+#: Largest deck for which each round's stage game is solved from its sub-game
+#: (well under a second per round, measured); larger decks solve once up front.
+SUBGAME_MAX_N = 8
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """What one round did.
+
+    Attributes
+    ----------
+    round : int
+        1-based round number.
+    prize : int
+        The prize revealed this round.
+    carried_in : int
+        Pot carried into this round by earlier ties.
+    pot : int
+        ``prize + carried_in``.
+    bid_a, bid_b : int
+    outcome : int
+        +1 A took the pot, -1 B took it, 0 tie.
+    carried_out : int
+        Pot left on the table for the next round (a tie under ``carry``
+        before the last round), else 0.
+    discarded : int
+        Pot that went to nobody (a tie under ``discard``, or in the last round).
+    last_round : bool
+    """
+
+    round: int
+    prize: int
+    carried_in: int
+    pot: int
+    bid_a: int
+    bid_b: int
+    outcome: int
+    carried_out: int
+    discarded: int
+    last_round: bool
+
+
+@dataclass
+class Game:
+    """One game in progress, with the prizes' true order fixed at the deal.
+
+    Parameters
+    ----------
+    rules : Rules
+    prize_order : sequence of int
+        The order the prizes will be revealed (drawn for a random order; the
+        public order otherwise). Players never see the hidden part.
+
+    Attributes
+    ----------
+    hand_a, hand_b : list of int
+        Remaining bid cards, sorted.
+    used_a, used_b : list of int
+        Bids already played, in play order.
+    score_a, score_b : int
+    carry : int
+        Pot carried into the current round.
+    history : list of RoundResult
+    """
+
+    rules: Rules
+    prize_order: tuple
+    hand_a: list = field(init=False)
+    hand_b: list = field(init=False)
+    used_a: list = field(init=False, default_factory=list)
+    used_b: list = field(init=False, default_factory=list)
+    score_a: int = field(init=False, default=0)
+    score_b: int = field(init=False, default=0)
+    carry: int = field(init=False, default=0)
+    history: list = field(init=False, default_factory=list)
+
+    def __post_init__(self):
+        n = self.rules.n
+        order = tuple(int(p) for p in self.prize_order)
+        if sorted(order) != list(range(1, n + 1)):
+            raise ValueError(f"prize order {order} is not a permutation of 1..{n}: deal every prize once")
+        if not self.rules.random_order and order != self.rules.sequence:
+            raise ValueError(f"prize order {order} differs from the public order {self.rules.order_name}")
+        self.prize_order = order
+        self.hand_a = list(range(1, n + 1))
+        self.hand_b = list(range(1, n + 1))
+
+    @property
+    def round(self) -> int:
+        """1-based number of the current round (n + 1 once the game is over)."""
+        return len(self.history) + 1
+
+    @property
+    def over(self) -> bool:
+        """True after the last round."""
+        return not self.hand_a
+
+    @property
+    def prize(self) -> int:
+        """The prize revealed this round."""
+        return self.prize_order[len(self.history)]
+
+    @property
+    def pot(self) -> int:
+        """Points at stake this round: the revealed prize plus the carried pot."""
+        return self.prize + self.carry
+
+    @property
+    def hidden(self) -> tuple:
+        """Prizes still face down: sorted for a random order, in reveal order for a fixed one."""
+        rest = self.prize_order[len(self.history) + 1:]
+        return tuple(sorted(rest)) if self.rules.random_order else rest
+
+    @property
+    def diff(self) -> int:
+        """Score A - score B."""
+        return self.score_a - self.score_b
+
+    def state(self):
+        """The current :class:`~.rules.DecisionState` (what both players know)."""
+        return validate_state(self.rules, self.hand_a, self.hand_b, self.pot, self.hidden, self.diff)
+
+    def play(self, bid_a: int, bid_b: int) -> RoundResult:
+        """Reveal both bids and score the round.
+
+        Raises
+        ------
+        ValueError
+            If the game is over or a bid is not in its player's hand; the
+            game is left unchanged.
+        """
+        if self.over:
+            raise ValueError("the game is over: start a new one")
+        if bid_a not in self.hand_a:
+            raise ValueError(f"A does not hold {bid_a}: choose one of {self.hand_a}")
+        if bid_b not in self.hand_b:
+            raise ValueError(f"B does not hold {bid_b}: choose one of {self.hand_b}")
+        prize, carried_in, pot = self.prize, self.carry, self.pot
+        last = len(self.hand_a) == 1
+        self.hand_a.remove(bid_a)
+        self.hand_b.remove(bid_b)
+        self.used_a.append(bid_a)
+        self.used_b.append(bid_b)
+        outcome = (bid_a > bid_b) - (bid_a < bid_b)
+        carried_out = discarded = 0
+        if outcome > 0:
+            self.score_a += pot
+        elif outcome < 0:
+            self.score_b += pot
+        elif self.rules.tie == "carry" and not last:
+            carried_out = pot
+        else:
+            discarded = pot
+        self.carry = carried_out
+        result = RoundResult(len(self.history) + 1, prize, carried_in, pot, bid_a, bid_b, outcome,
+                             carried_out, discarded, last)
+        self.history.append(result)
+        return result
+
+
+def deal(rules: Rules, rng: np.random.Generator) -> Game:
+    """A new game; a random prize order is shuffled with ``rng``."""
+    order = tuple(int(p) for p in rng.permutation(np.arange(1, rules.n + 1))) if rules.random_order \
+        else rules.sequence
+    return Game(rules, order)
+
+
+class Opponent:
+    """The equilibrium as a player: queries stage games and draws B's bids.
+
+    Parameters
+    ----------
+    rules : Rules
+    solution : Solution, optional
+        Solved tables to read; without them each state's sub-game is solved
+        when asked (fast for small decks, see :data:`SUBGAME_MAX_N`).
+    """
+
+    def __init__(self, rules: Rules, solution: Solution | None = None):
+        if solution is not None and solution.rules != rules:
+            raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}")
+        self.rules, self.solution = rules, solution
+        self._cache = {}
+
+    def query(self, game: Game) -> QueryResult:
+        """Value, both optimal strategies and the stage game at ``game``'s current state."""
+        st = game.state()
+        key = (tuple(st.hand_a), tuple(st.hand_b), st.pot, st.prizes, st.diff)
+        if key not in self._cache:
+            sol = self.solution
+            if sol is None:
+                self._cache[key] = query_state(self.rules, st)
+            else:
+                self._cache[key] = query_state(self.rules, st, sol.space, sol.tables)
+        return self._cache[key]
+
+    @staticmethod
+    def draw(strategy: dict, rng: np.random.Generator) -> int:
+        """Draw a card from a card -> probability mapping with ``rng``."""
+        cards = sorted(strategy)
+        p = np.clip(np.array([strategy[c] for c in cards], dtype=float), 0.0, None)
+        return int(cards[int(rng.choice(len(cards), p=p / p.sum()))])
+
+
+def needs_full_solve(rules: Rules) -> bool:
+    """True when per-round sub-games would be too slow and the game should be solved once."""
+    return rules.n > SUBGAME_MAX_N
