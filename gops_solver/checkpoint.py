@@ -15,6 +15,7 @@ import tempfile
 import numpy as np
 
 from . import __version__
+from .induction import level0_table
 
 
 def check_out_path(path) -> None:
@@ -107,11 +108,11 @@ class Checkpointer:
         table = np.load(self._level(last))
         if table.shape != (space.size(last),):
             raise ValueError(f"checkpoint {self._level(last)} has the wrong size: drop --resume to start afresh")
-        return [np.zeros(space.size(0))] + [None] * (last - 1) + [table], stats
+        return [level0_table(space)] + [None] * (last - 1) + [table], stats
 
     def tables(self, space) -> list:
         """Every level, mapped from the checkpoint files (level 0 in memory)."""
-        return [np.zeros(space.size(0))] + [np.load(self._level(k), mmap_mode="r") for k in range(1, space.kmax + 1)]
+        return [level0_table(space)] + [np.load(self._level(k), mmap_mode="r") for k in range(1, space.kmax + 1)]
 
     def clear(self) -> None:
         """Remove the checkpoints (after the solution is safely saved)."""

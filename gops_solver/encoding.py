@@ -348,11 +348,24 @@ class StateSpace:
         Random-order sub-games only: the pot on the table at the top.
     diff_reach : int
         Largest |diff| at the top of the solve (0 for a full game).
+    term : array_like, optional
+        ``win`` only: A's payoff at the end of the game as a function of the
+        final difference d, ``term[clamp(d, -t, t) + t]`` with
+        ``t = len(term) // 2`` (so it is constant beyond ``|d| >= t``).
+        Default ``[-1, 0, 1]``: win/draw/loss of one game. Matches use others
+        (see :mod:`~.match`). When ``term`` is not antisymmetric the
+        mirror-image half of the tables is stored too (``mirror`` False).
     """
 
-    def __init__(self, random_order, carry, win, items, kmax, union_cap, extra=0, diff_reach=0):
+    def __init__(self, random_order, carry, win, items, kmax, union_cap, extra=0, diff_reach=0, term=None):
         self.random_order = bool(random_order)
         self.carry, self.win = bool(carry), bool(win)
+        self.term = np.array([-1.0, 0.0, 1.0] if term is None else term, dtype=np.float64)
+        if len(self.term) % 2 != 1:
+            raise ValueError("term needs an odd length: values for d = -t..t")
+        self.tmax = len(self.term) // 2
+        # exchanging the players negates values only when the end payoff is antisymmetric
+        self.mirror = bool(np.array_equal(self.term[::-1], -self.term))
         self.kmax, self.union_cap = int(kmax), int(union_cap)
         self.extra = int(extra)
         items = [int(v) for v in items]
@@ -385,7 +398,8 @@ class StateSpace:
                 mt = np.arange(jmax + 1, dtype=np.int8)[None, :].copy()
                 smax = smin = int(self.seq[L - k:].sum()) if k else 0
                 cmax = int(cvals[-1])
-            dmax = max(0, min(smax + cmax, self.diff_reach - smin)) if self.win else 0
+            # |d| >= remaining points + tmax is decided (the payoff is flat there)
+            dmax = max(0, min(smax + cmax + self.tmax - 1, self.diff_reach - smin)) if self.win else 0
             self.sets.append(masks)
             self.cvals.append(cvals)
             self.min_ties.append(mt)
@@ -404,7 +418,7 @@ class StateSpace:
         """
         pats = self.patterns
         h = np.arange(pats.count(k))
-        swap = pats.level_swap[k]
+        swap = pats.level_swap[k] if self.mirror else h
         canonical = h[swap >= h]
         pos = np.empty(len(h), dtype=np.int64)
         pos[canonical] = np.arange(len(canonical))

@@ -45,21 +45,20 @@ def lookup(R, canon, offset, ncarry, nsets, nd, dmax, h, s, c, d):
 
 @njit(cache=True)
 def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, win,
-                cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev):
+                cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev,
+                tmax, t_lo, t_hi):
     """Value for A of one cell of a stage game: the bids' outcome ``o`` is known.
 
     ``sum_prev`` is the sum of the prizes hidden after this reveal and
     ``s_prev`` their set's index at level k - 1. Under ``points`` the
-    difference is left out (callers add it).
+    difference is left out (callers add it). Under ``win`` a game ends with
+    payoff ``term(final difference)``, read from the level-0 table, which is
+    ``t_lo`` / ``t_hi`` for differences beyond -tmax / tmax (see ``StateSpace``).
     """
-    if k == 1:
-        # last round: a tie discards the pot under both tie rules
-        if win:
-            dd = d + o * pot
-            return 1.0 if dd > 0 else (-1.0 if dd < 0 else 0.0)
-        return float(o * pot)
+    if k == 1 and not win:
+        return float(o * pot)  # last round: a tie discards the pot under both tie rules
     c2 = 0
-    if o == 0 and carry:
+    if o == 0 and carry and k > 1:
         c2 = pot if random_order else ci + 1
     if succ < 0 or c2 >= len(cvals_prev):
         return np.nan  # outside the tabulated space (callers fall back)
@@ -69,10 +68,10 @@ def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, w
                                 succ, s_prev, c2, 0)
     dd = d + o * pot
     rem = sum_prev + cvals_prev[c2]
-    if dd > rem:
-        return 1.0  # decided: B cannot catch up
-    if dd < -rem:
-        return -1.0
+    if dd - rem >= tmax:
+        return t_hi  # decided: every final difference lies where the end payoff is flat
+    if dd + rem <= -tmax:
+        return t_lo
     return lookup(R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev, nd, dmax_prev, succ, s_prev, c2, dd)
 
 
@@ -82,15 +81,19 @@ def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off
                  sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
                  cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
                  cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev,
-                 R_out, games_out, fails_out, use_highs, failed_game):
+                 R_out, games_out, fails_out, use_highs, failed_game, term, mirror):
     """Fill the flat level-k table ``R_out`` for the stored positions ``ps``.
 
     ``R_out`` is modified in place; ``games_out[i]`` / ``fails_out[i]``
     receive the number of stage games solved for ``ps[i]`` and of those whose
     solver did not report success; ``failed_game`` receives (rows, columns,
-    entries...) of one failure.
+    entries...) of one failure. ``term`` is the end payoff (``win``);
+    ``mirror`` says the tables hold one of each mirror-image pair.
     """
     nsets = len(sets_k)
+    tmax = len(term) // 2
+    t_lo = term[0]
+    t_hi = term[2 * tmax]
     nd = 2 * dmax_k + 1
     for i in prange(len(ps)):
         p_out = ps[i]
@@ -107,7 +110,7 @@ def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off
         for a in range(na):
             for b in range(nb):
                 succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
-        sym = _is_symmetric(tokens, u)
+        sym = mirror and _is_symmetric(tokens, u)
         M = np.empty((MAXC, MAXC), dtype=np.float64)
         x = np.empty(MAXC, dtype=np.float64)
         y = np.empty(MAXC, dtype=np.float64)
@@ -125,7 +128,7 @@ def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off
                     continue  # this carry needs more ties than the hands allow
                 c = cvals_k[ci]
                 if win:
-                    dlim = min(S + c, diff_reach - S - c, dmax_k)
+                    dlim = min(S + c + tmax - 1, diff_reach - S - c, dmax_k)
                     if dlim < 0:
                         continue
                     dlo = 0 if sym else -dlim
@@ -157,7 +160,7 @@ def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off
                                 M[a, b] = stage_entry(k, outc[a, b], pot, d, ci, s_prev, sum_prev,
                                                       succ[a, b], random_order, carry, win,
                                                       cvals_prev, dmax_prev, R_prev, canon_prev,
-                                                      offset_prev, ncarry_prev, nsets_prev)
+                                                      offset_prev, ncarry_prev, nsets_prev, tmax, t_lo, t_hi)
                         if use_highs:
                             with objmode(v="float64", st="int64"):
                                 v, st = _highs_value(M, na, nb)
@@ -222,14 +225,14 @@ def level_work(space, k: int) -> int:
         return 0
     lay = space.layouts[k]
     us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
-    sym = space.patterns.level_swap[k][lay.canonical] == lay.canonical
+    sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
     if space.random_order:
         S = space.prize_sets.set_sum[space.sets[k]][:, None]
     else:
         S = np.full((1, 1), space.hidden_sum(k))
     c = space.cvals[k][None, :]
     if space.win:
-        dlim = np.minimum(np.minimum(S + c, space.diff_reach - S - c), space.dmax[k])
+        dlim = np.minimum(np.minimum(S + c + space.tmax - 1, space.diff_reach - S - c), space.dmax[k])
         full = np.where(dlim >= 0, 2 * dlim + 1, 0)
         half = np.where(dlim >= 0, dlim, 0)  # symmetric patterns: d > 0 only
     else:
@@ -244,6 +247,25 @@ def level_work(space, k: int) -> int:
         total += n_plain * int((full * valid).sum()) + n_sym * int((half * valid).sum())
     pots = k if space.random_order else 1
     return total * pots
+
+
+def level0_table(space) -> np.ndarray:
+    """The table after the last round: the end payoff ``term(d)`` under ``win``, 0 under ``points``.
+
+    Level 0 has one pattern (empty hands) and one prize set; every carry
+    entry holds the same payoffs (the last round discards a tied pot). Only
+    ``|d| < tmax`` is ever read (:func:`stage_entry` settles the rest as
+    decided), so other entries stay 0 and a single game's table is all 0,
+    as in solution files written before matches existed.
+    """
+    R = np.zeros(space.size(0))
+    if space.win:
+        lay = space.layouts[0]
+        dmax, t = space.dmax[0], space.tmax
+        d = np.arange(-dmax, dmax + 1)
+        row = np.where(np.abs(d) < t, space.term[np.clip(d, -t, t) + t], 0.0)
+        R[:] = np.tile(row, lay.size // lay.nd)
+    return R
 
 
 def run_induction(space, progress=None, start_tables=None, on_level=None, keep_all=True,
@@ -273,7 +295,7 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
         Stage games solved.
     """
     pats = space.patterns
-    tables = list(start_tables) if start_tables else [np.zeros(space.size(0))]
+    tables = list(start_tables) if start_tables else [level0_table(space)]
     if space.random_order:
         set_rank, set_sum, values = space.prize_sets.set_rank, space.prize_sets.set_sum, space.prize_sets.values
     else:
@@ -299,7 +321,7 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
                    space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
                    space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k], space.diff_reach,
                    space.cvals[k - 1], space.dmax[k - 1], tables[k - 1], prev.canon, prev.offset, prev.ncarry,
-                   len(space.sets[k - 1]), R, games, fails, use_highs, failed)
+                   len(space.sets[k - 1]), R, games, fails, use_highs, failed, space.term, space.mirror)
             if fails.any():
                 na, nb = int(failed[0]), int(failed[1])
                 game = failed[2:2 + na * nb].reshape(na, nb).tolist()

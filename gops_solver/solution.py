@@ -447,7 +447,8 @@ def _stage_matrix(state, space, tables, s_prev, sum_prev, ci):
             M[i, j] = stage_entry(k, int(outc[i, j]), state.pot, d, ci, s_prev, sum_prev, int(succ[i, j]),
                                   space.random_order, space.carry, space.win,
                                   space.cvals[k - 1], space.dmax[k - 1], tables[k - 1],
-                                  lay.canon, lay.offset, lay.ncarry, len(space.sets[k - 1]))
+                                  lay.canon, lay.offset, lay.ncarry, len(space.sets[k - 1]),
+                                  space.tmax, space.term[0], space.term[-1])
     if np.isnan(M).any():
         return None
     return cards_a, cards_b, M
