@@ -9,6 +9,10 @@ from .cards import parse_cards
 TIES = ("carry", "discard")
 OBJECTIVES = ("points", "win")
 NAMED_ORDERS = ("random", "ascending", "descending")
+MATCHES = ("single", "session", "best-of-3", "best-of-5")
+DRAWS = ("replay", "half")
+#: games in a session (document 000)
+SESSION_GAMES = 3
 MAX_CARDS = 13
 
 
@@ -29,6 +33,16 @@ class Rules:
     order : {"random", "ascending", "descending"} or sequence of int or str
         Prize order: uniformly random, or fixed and public (a permutation of
         1..n, e.g. ``(3, 1, 5, 2, 4)`` or ``"3,1,5,2,4"``).
+    match : {"single", "session", "best-of-3", "best-of-5"}
+        ``single``: one game. ``session``: 3 games, score totals summed, the
+        larger total wins (under ``points`` the value is the expected total
+        margin). ``best-of-N``: games won count, the first to win a majority
+        of N takes the match; needs ``objective="win"`` (the value is
+        P(A wins the match) - P(B wins it)).
+    draw : {"replay", "half"}
+        Best-of matches: a drawn game is replayed (the match score stays), or
+        counts half a game to each player (at most N games; equal match
+        scores after N games draw the match).
 
     Raises
     ------
@@ -40,6 +54,8 @@ class Rules:
     tie: str = "carry"
     objective: str = "points"
     order: object = "random"
+    match: str = "single"
+    draw: str = "replay"
     sequence: tuple | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -86,6 +102,17 @@ class Rules:
                 order = seq
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "sequence", seq)
+        match, draw = str(self.match).lower(), str(self.draw).lower()
+        if match not in MATCHES:
+            raise ValueError(f"unknown match format {self.match!r}: use one of {', '.join(MATCHES)}")
+        if draw not in DRAWS:
+            raise ValueError(f"unknown draw rule {self.draw!r}: use replay or half")
+        if match.startswith("best-of") and objective != "win":
+            raise ValueError(f"{match} counts games won, so each game is played to win: use objective win")
+        if match.startswith("best-of") and draw == "replay" and n == 1:
+            raise ValueError("with n=1 every game is a draw, so a replayed draw never ends: use draw half or n >= 2")
+        object.__setattr__(self, "match", match)
+        object.__setattr__(self, "draw", draw if match.startswith("best-of") else "replay")
 
     @property
     def random_order(self) -> bool:
@@ -102,18 +129,31 @@ class Rules:
         """``random``, ``ascending``, ``descending`` or the permutation as text."""
         return self.order if isinstance(self.order, str) else ",".join(map(str, self.order))
 
+    @property
+    def best_of(self) -> int:
+        """Games of a best-of match (3 or 5); 0 for other formats."""
+        return int(self.match.split("-")[-1]) if self.match.startswith("best-of") else 0
+
     def to_dict(self) -> dict:
-        """Plain-data form, as stored in solution files and JSON output."""
-        return {"n": self.n, "tie": self.tie, "objective": self.objective, "order": self.order_name}
+        """Plain-data form, as stored in solution files and JSON output (single games omit the match)."""
+        out = {"n": self.n, "tie": self.tie, "objective": self.objective, "order": self.order_name}
+        if self.match != "single":
+            out["match"] = self.match
+        if self.best_of:
+            out["draw"] = self.draw
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Rules":
         """Inverse of :meth:`to_dict`."""
-        return cls(n=int(data["n"]), tie=data["tie"], objective=data["objective"], order=data["order"])
+        return cls(n=int(data["n"]), tie=data["tie"], objective=data["objective"], order=data["order"],
+                   match=data.get("match", "single"), draw=data.get("draw", "replay"))
 
     def describe(self) -> str:
-        """One line for people: ``n=8 tie=carry objective=points order=random``."""
-        return f"n={self.n} tie={self.tie} objective={self.objective} order={self.order_name}"
+        """One line for people: ``n=8 tie=carry objective=points order=random`` (+ the match format)."""
+        extra = f" match={self.match}" if self.match != "single" else ""
+        extra += f" draw={self.draw}" if self.best_of else ""
+        return f"n={self.n} tie={self.tie} objective={self.objective} order={self.order_name}{extra}"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import os
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -131,23 +131,30 @@ class Solution:
         self.stage_games, self.seconds = int(stage_games), float(seconds)
         self.stage_solver = stage_solver
         self.states = int(states if states is not None else sum(_count_states(t) for t in tables[1:]))
+        #: MatchTables of a session under ``win`` or a best-of match; None otherwise
+        self.match = None
 
     @property
     def value(self) -> float:
-        """Value of the game at its start (no carry, diff 0, all prizes hidden)."""
+        """Value of the game (or match) at its start (no carry, diff 0, all prizes hidden)."""
         n, sp = self.rules.n, self.space
+        if self.match is not None:
+            return float(self.match.values[self.match.first()])
+        # a points session is additive: three single games
+        games = 3 if self.rules.match == "session" else 1
         lay = sp.layouts[n]
         top = sp.patterns.index([2] * n)
-        return float(lookup(self.tables[n], lay.canon, lay.offset, lay.ncarry, len(sp.sets[n]), lay.nd,
-                            sp.dmax[n], top, 0, 0, 0))
+        return games * float(lookup(self.tables[n], lay.canon, lay.offset, lay.ncarry, len(sp.sets[n]), lay.nd,
+                                    sp.dmax[n], top, 0, 0, 0))
 
     def __repr__(self):
         return (f"Solution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
                 f"stage_games={self.stage_games})")
 
     # -- queries ----------------------------------------------------------------
-    def query(self, hand_a, hand_b, pot, prizes=(), diff=0, stage_solver=None) -> QueryResult:
-        """Value and optimal bid distributions of a decision state.
+    def query(self, hand_a, hand_b, pot, prizes=(), diff=0, stage_solver=None, game=None,
+              match_score=None) -> QueryResult:
+        """Value and optimal bid distributions of a decision state (of a game of a match).
 
         Parameters
         ----------
@@ -158,21 +165,51 @@ class Solution:
         prizes : iterable
             The k - 1 hidden prizes (for a fixed order, those the order has left).
         diff : int
-            Score A - score B so far.
+            Score A - score B so far in this game.
         stage_solver : {"numba", "highs"}, optional
             Backend of the final stage game (default: the one solved with).
+        game : int, optional
+            Matches: which game (session: 1..3; best-of: checked against
+            ``match_score``). Single games: 1 or None.
+        match_score : int or pair, optional
+            Session: total score A - B of the earlier games. Best-of: games
+            won ``(a, b)`` before this game (halves when draws count half).
 
         Returns
         -------
         QueryResult
+            For a match, ``value`` and the stage matrix are in match value:
+            a session's expected total margin (``points``) or, like every
+            best-of match, P(A wins the match) - P(B wins it).
 
         Raises
         ------
         ValueError
-            If the state cannot occur under these rules.
+            If the state or the match position cannot occur under these rules.
         """
         st = validate_state(self.rules, hand_a, hand_b, pot, prizes, diff)
-        return query_state(self.rules, st, self.space, self.tables, stage_solver or self.stage_solver)
+        backend = stage_solver or self.stage_solver
+        rules = self.rules
+        if rules.match == "single":
+            if game not in (None, 1) or match_score not in (None, 0):
+                raise ValueError("a single game has no match position: drop game and match_score, "
+                                 "or solve Rules(..., match=...)")
+            return query_state(rules, st, self.space, self.tables, backend)
+        if self.match is None:  # a points session: each game is the single game, totals add up
+            from .match import MatchTables
+            _, _, carried = MatchTables(rules).locate(game, match_score)
+            res = query_state(rules, st, self.space, self.tables, backend)
+            res.value += carried
+            res.offset += carried
+            return res
+        key, swapped, carried = self.match.locate(game, match_score)
+        space, tables = self.match.games[key]
+        if not swapped:
+            return query_state(rules, replace(st, diff=st.diff + carried), space, tables, backend)
+        # B's side of the mirror-image position: exchange the players, then exchange back
+        st2 = validate_state(rules, st.hand_b, st.hand_a, st.pot, st.prizes, -st.diff)
+        r = query_state(rules, st2, space, tables, backend)
+        return QueryResult(-r.value, r.strategy_b, r.strategy_a, -r.matrix.T, st, r.classes_b, r.classes_a, -r.offset)
 
     # -- persistence ---------------------------------------------------------------
     def save(self, path) -> None:
@@ -181,8 +218,12 @@ class Solution:
         Raises
         ------
         ValueError
-            If the path cannot be written.
+            If the path cannot be written, or for a match solved game by game
+            (session under ``win``, best-of), which files do not hold yet.
         """
+        if self.match is not None:
+            raise ValueError(f"saving a {self.rules.match} match is not supported yet: solve it in memory "
+                             f"(a single game or a points session can be saved)")
         write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver, self.states)
 
 
@@ -349,6 +390,8 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     if resume and out is None:
         raise ValueError("resume needs out=PATH: checkpoints live beside the output file")
     t0 = time.perf_counter()
+    if rules.match != "single" and not (rules.match == "session" and rules.objective == "points"):
+        return _solve_match(rules, progress, stage_solver, out, t0)
     space = full_space(rules)
     use_highs = stage_solver == "highs"
     if out is None:
@@ -381,6 +424,19 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     write_solution(out, rules, tables, games, time.perf_counter() - t0, stage_solver, states)
     del tables
     return load(out, check=False)
+
+
+def _solve_match(rules, progress, stage_solver, out, t0) -> Solution:
+    """Solve a match game by game (see :mod:`~.match`); held in memory only."""
+    from .match import solve_match
+    if out is not None:
+        raise ValueError(f"saving a {rules.match} match is not supported yet: solve it without out/--out")
+    m = solve_match(rules, progress=progress, use_highs=stage_solver == "highs")
+    space, tables = m.games[m.first()]
+    states = sum(_count_states(t) for _, tabs in m.games.values() for t in tabs[1:])
+    sol = Solution(rules, space, tables, m.stage_games, time.perf_counter() - t0, stage_solver, states)
+    sol.match = m
+    return sol
 
 
 def projected_work(rules: Rules) -> dict:
@@ -471,7 +527,7 @@ def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numb
             s_prev, ci = 0, state.carry_chain
         found = _stage_matrix(state, space, tables, s_prev, sum(state.prizes), ci)
     if found is None:
-        space, tables = _subgame(rules, state)
+        space, tables = _subgame(rules, state, space.term if space is not None and space.win else None)
         s_prev = int(space.prize_sets.set_rank[(1 << (k - 1)) - 1]) if space.random_order else 0
         found = _stage_matrix(state, space, tables, s_prev, sum(state.prizes), 0)
         if found is None:
@@ -494,15 +550,15 @@ def _spread(class_cards, probs, hand) -> dict:
     return out
 
 
-def _subgame(rules: Rules, state):
-    """State space and tables of just the game below ``state``."""
+def _subgame(rules: Rules, state, term=None):
+    """State space and tables of just the game below ``state`` (``term``: its end payoff, win only)."""
     k = state.k
     u0 = len(set(state.hand_a) | set(state.hand_b))
     if rules.random_order:
         space = StateSpace(True, rules.tie == "carry", rules.objective == "win", state.prizes, k - 1, u0,
-                           extra=state.pot, diff_reach=abs(state.diff))
+                           extra=state.pot, diff_reach=abs(state.diff), term=term)
     else:
         space = StateSpace(False, rules.tie == "carry", rules.objective == "win", (state.pot,) + state.prizes,
-                           k - 1, u0, diff_reach=abs(state.diff))
+                           k - 1, u0, diff_reach=abs(state.diff), term=term)
     tables, _ = run_induction(space)
     return space, tables
