@@ -9,7 +9,7 @@ import click
 
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
-from .rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 
@@ -58,12 +58,24 @@ def _rules_options(cards_default):
     return wrap
 
 
-def _make_rules(cards, tie, objective, order, cards_default=None):
+def _make_rules(cards, tie, objective, order, cards_default=None, match=None, draw=None):
     if cards is None:
         if cards_default is None:
             raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
         cards = cards_default
-    return Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
+    match = match or "single"
+    # best-of matches count games won: their games are played to win
+    objective = objective or ("win" if match.startswith("best-of") else "points")
+    return Rules(n=cards, tie=tie or "carry", objective=objective, order=order or "random",
+                 match=match, draw=draw or "replay")
+
+
+def _match_options(f):
+    f = click.option("--draw", default=None, type=click.Choice(DRAWS),
+                     help="best-of: a drawn game is replayed, or counts half to each [replay]")(f)
+    f = click.option("--match", default=None, type=click.Choice(MATCHES),
+                     help="single game, a 3-game session, or a best-of match (played to win) [single]")(f)
+    return f
 
 
 def _progress_bar(total, quiet):
@@ -83,11 +95,12 @@ def _progress_bar(total, quiet):
               help="stage-game backend; highs (scipy) is slow, for checking [numba]")
 @click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
-def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quiet):
-    """Solve a whole game exactly and print its value."""
+@_match_options
+def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quiet, match, draw):
+    """Solve a whole game (or match) exactly and print its value."""
     from .solution import projected_work, solve as solve_rules
     from .checkpoint import check_out_path
-    rules = _make_rules(cards, tie, objective, order)
+    rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
     if out is not None:
         check_out_path(out)
     if resume and out is None:
@@ -131,10 +144,22 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
 @click.option("--diff", default=0, type=int, help="score A - score B so far [0]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba", help="stage-game backend [numba]")
-def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver):
+@_match_options
+@click.option("--game", default=None, type=int, help="matches: which game (session 1..3) [1]")
+@click.option("--match-score", default=None, metavar="SCORE",
+              help="matches: session total A-B of earlier games (e.g. -4), or best-of games won A-B (e.g. 1-0)")
+def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
+          match, draw, game, match_score):
     """Value and optimal bid distributions of one decision state."""
-    from .solution import load, query_state
-    if solution is not None:
+    from .solution import load, query_state, solve as solve_rules
+    if match not in (None, "single") and solution is None:
+        # a match needs every game's end values: solve it first (in memory)
+        rules = _make_rules(cards, tie, objective, order, cards_default=13, match=match, draw=draw)
+        sol = solve_rules(rules)
+        res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
+                        game=game, match_score=_parse_match_score(match_score))
+        st = res.state
+    elif solution is not None:
         given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order)) if v is not None}
         sol = load(solution)
         if given:
@@ -143,9 +168,12 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
                 raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}, not {wanted.describe()}: "
                                  f"drop the rule options or use a matching file")
         rules = sol.rules
-        st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
-        res = query_state(rules, st, sol.space, sol.tables, stage_solver)
+        res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
+                        game=game, match_score=_parse_match_score(match_score))
+        st = res.state
     else:
+        if game not in (None, 1) or match_score is not None:
+            raise click.UsageError("--game and --match-score need --match")
         rules = _make_rules(cards, tie, objective, order, cards_default=13)
         st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
         res = query_state(rules, st, None, None, stage_solver)
@@ -286,6 +314,25 @@ def _verdict(r) -> str:
 
 def _dist(strategy) -> str:
     return "  ".join(f"{format_card(c)}:{p:.3f}" for c, p in strategy.items())
+
+
+def _parse_match_score(text):
+    """``-4`` (a session total) or ``1-0`` / ``1.5-0.5`` (best-of games won); None when absent."""
+    if text is None:
+        return None
+    t = text.strip()
+    if "-" in t.lstrip("-+"):
+        a, b = t.lstrip("+").rsplit("-", 1) if not t.startswith("-") else (None, None)
+        if a is None:
+            raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0")
+        try:
+            return float(a), float(b)
+        except ValueError:
+            raise ValueError(f"match score {text!r}: write games won like 1-0 or 1.5-0.5") from None
+    try:
+        return int(t)
+    except ValueError:
+        raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0") from None
 
 
 def main():

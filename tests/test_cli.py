@@ -129,3 +129,27 @@ def test_resume_gives_identical_solution(tmp_path):
         assert np.array_equal(np.nan_to_num(a, nan=7.0), np.nan_to_num(b, nan=7.0))
     assert back.stage_games == full.stage_games and back.states == full.states
     assert not os.path.exists(str(out) + ".ckpt")  # checkpoints removed once the solution is saved
+
+
+def test_match_options_solve_and_query():
+    from gops_solver import Rules, solve
+    r = run("solve", "-n", 4, "--match", "best-of-3", "--draw", "half", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["rules"]["match"] == "best-of-3" and data["rules"]["objective"] == "win"  # best-of plays to win
+    sol = solve(Rules(4, "carry", "win", match="best-of-3", draw="half"))
+    q = run("query", "-n", 4, "--match", "best-of-3", "--draw", "half", "--hand-a", "1,3", "--hand-b", "2,3",
+            "--pot", 4, "--prizes", "1", "--diff", -2, "--match-score", "1.5-0.5", "--json")
+    assert q.exit_code == 0, q.output
+    expect = sol.query([1, 3], [2, 3], 4, [1], -2, match_score=(1.5, 0.5)).value
+    assert json.loads(q.output)["value"] == pytest.approx(expect, abs=1e-12)
+    s = run("query", "-n", 4, "--match", "session", "--hand-a", "1,3", "--hand-b", "2,3", "--pot", 4,
+            "--prizes", "1", "--game", 3, "--match-score", -4, "--json")
+    single = run("query", "-n", 4, "--hand-a", "1,3", "--hand-b", "2,3", "--pot", 4, "--prizes", "1", "--json")
+    assert json.loads(s.output)["value"] == pytest.approx(json.loads(single.output)["value"] - 4, abs=1e-12)
+    for args, msg in [(["query", "-n", 4, "--hand-a", "1", "--hand-b", "2", "--pot", 4, "--match-score", 3], "need --match"),
+                      (["solve", "-n", 3, "--match", "best-of-3", "--order", "ascending"], "sure draw"),
+                      (["solve", "-n", 3, "--match", "best-of-3", "--objective", "points"], "objective win"),
+                      (["solve", "-n", 4, "--match", "session", "--objective", "win", "--out", "x.gops"], "not supported yet")]:
+        r = run(*args)
+        assert r.exit_code == 2 and r.output.startswith("error: ") and msg in r.output, r.output
