@@ -73,8 +73,8 @@ class Solution:
     value : float
         Value of the game at its start.
     states : int
-        Values stored (positions before a reveal; one of each pair of
-        positions that are mirror images under exchanging the players).
+        Positions valued (before a reveal), counting both of each pair of
+        mirror images under exchanging the players (only one is stored).
     stage_games : int
         Stage games solved while building the tables.
     seconds : float
@@ -88,7 +88,8 @@ class Solution:
         self.rules, self.space, self.tables = rules, space, tables
         self.stage_games, self.seconds = int(stage_games), float(seconds)
         self.stage_solver = stage_solver
-        self.states = int(states if states is not None else sum(_count_states(t) for t in tables[1:]))
+        self.states = int(states if states is not None else
+                          sum(_count_states(t, space, k) for k, t in enumerate(tables) if k))
 
     @property
     def value(self) -> float:
@@ -144,10 +145,16 @@ class Solution:
         write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver, self.states)
 
 
-def _count_states(table) -> int:
-    # in chunks: a mapped table may be larger than memory
-    step = 1 << 24
-    return int(sum(np.count_nonzero(~np.isnan(table[i:i + step])) for i in range(0, len(table), step)))
+def _count_states(table, space, k) -> int:
+    """Positions valued by one level table, mirror images included."""
+    def valued(a):
+        # in chunks: a mapped table may be larger than memory
+        step = 1 << 24
+        return int(sum(np.count_nonzero(~np.isnan(a[i:i + step])) for i in range(0, len(a), step)))
+    # the one symmetric pattern (every value shared) is its own mirror image
+    lay = space.layouts[k]
+    p = lay.canon[space.patterns.index([2] * k)]
+    return 2 * valued(table) - valued(table[lay.offset[p]:lay.offset[p + 1]])
 
 
 def _crc(table) -> int:
@@ -320,7 +327,7 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     stats = dict(done)
 
     def on_level(k, table):
-        stats[k] = {"games": level_games[0], "states": _count_states(table)}
+        stats[k] = {"games": level_games[0], "states": _count_states(table, space, k)}
         level_games[0] = 0
         ckpt.save_level(k, table, stats[k])
 
