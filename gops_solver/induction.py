@@ -201,7 +201,8 @@ def _serial_kernel():
     parallel loop, so checking runs use this single-threaded twin.
     """
     if not _SERIAL:
-        _SERIAL.append(njit(cache=False)(level_kernel.py_func))
+        py_func = getattr(level_kernel, "py_func", None)  # None when NUMBA_DISABLE_JIT=1
+        _SERIAL.append(njit(cache=False)(py_func) if py_func is not None else level_kernel)
     return _SERIAL[0]
 
 
