@@ -93,6 +93,14 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     if resume and out is None:
         raise click.UsageError("--resume needs --out FILE: checkpoints live beside the output file")
     work = projected_work(rules)
+    ram = _machine_memory()
+    if out is None and work["total_bytes"] > 0.6 * ram:
+        raise click.UsageError(f"holding every level of this solve needs {work['total_bytes'] / 2**30:.1f} GiB of "
+                               f"{ram / 2**30:.1f} GiB: add --out FILE so finished levels go to disk "
+                               f"(peak {work['peak_bytes'] / 2**30:.1f} GiB)")
+    if work["peak_bytes"] > 0.9 * ram:
+        raise click.UsageError(f"this solve needs {work['peak_bytes'] / 2**30:.1f} GiB for two levels but the machine "
+                               f"has {ram / 2**30:.1f} GiB: see gops info, choose fewer cards")
     bar = _progress_bar(work["total_games"], quiet)
     try:
         sol = solve_rules(rules, progress=(lambda level, g: bar.update(g)) if bar else None,
@@ -182,7 +190,7 @@ def info(cards, tie, objective, order, as_json):
     from .solution import projected_work
     rules = _make_rules(cards, tie, objective, order)
     w = projected_work(rules)
-    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    ram = _machine_memory()
     # with --out two levels are held at a time, plus interpreter and numba overhead
     need = w["peak_bytes"] + 300 * 2**20
     seconds = w["total_games"] / _GAMES_PER_SECOND[rules.objective]
@@ -202,10 +210,17 @@ def info(cards, tie, objective, order, as_json):
                f"{(w['total_bytes'] + 300 * 2**20) / 2**30:.2f} GiB without")
     click.echo(f"solution file  {w['total_bytes'] / 2**30:.2f} GiB")
     click.echo(f"time           about {_duration(seconds)} on 2 cores")
-    if fits:
+    if fits and w["total_bytes"] + 300 * 2**20 > 0.6 * ram:
+        click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
+    elif fits:
         click.echo("verdict        fits on this machine")
     else:
         click.echo(f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
+
+
+def _machine_memory() -> int:
+    import os
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def _duration(seconds: float) -> str:
