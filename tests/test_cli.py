@@ -129,3 +129,19 @@ def test_resume_gives_identical_solution(tmp_path):
         assert np.array_equal(np.nan_to_num(a, nan=7.0), np.nan_to_num(b, nan=7.0))
     assert back.stage_games == full.stage_games and back.states == full.states
     assert not os.path.exists(str(out) + ".ckpt")  # checkpoints removed once the solution is saved
+
+
+def test_info_projects_and_says_when_it_will_not_fit():
+    r = run("info", "--cards", 13, "--tie", "discard", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    # 13-card discard game: 336,525,646 positions before a reveal; half stored
+    assert d["stage_games"] == sum(level["stage_games"] for level in d["levels"]) > 10**9
+    assert d["fits"] is True
+    r = run("info", "--cards", 13, "--tie", "carry", "--objective", "win")
+    assert r.exit_code == 0 and "will NOT fit" in r.output
+
+
+def test_solve_refuses_what_cannot_fit():
+    r = run("solve", "--cards", 13, "--tie", "carry", "--objective", "win")
+    assert r.exit_code == 2 and "GiB" in r.output and len(r.output.strip().splitlines()) == 1
