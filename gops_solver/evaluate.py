@@ -341,6 +341,7 @@ class Outcome:
 
     @classmethod
     def from_distribution(cls, dist, objective):
+        """Figures of a final-margin distribution ``{margin: probability}`` under ``objective``."""
         margin = sum(m * p for m, p in dist.items())
         w = sum(p for m, p in dist.items() if m > 0)
         dr = sum(p for m, p in dist.items() if m == 0)
@@ -348,6 +349,7 @@ class Outcome:
         return cls(margin, w, dr, lo, margin if objective == "points" else w - lo, dict(sorted(dist.items())))
 
     def to_dict(self) -> dict:
+        """JSON-ready figures (without the distribution)."""
         return {"margin": self.margin, "win": self.win, "draw": self.draw, "loss": self.loss, "value": self.value}
 
 
@@ -382,6 +384,7 @@ class Evaluation:
     seconds: float
 
     def to_dict(self) -> dict:
+        """JSON-ready form."""
         return {"rules": self.rules.to_dict(), "strategy": self.strategy, "against": self.against,
                 "vs_opponent": self.vs_opponent.to_dict(), "vs_best_response": self.vs_best_response.to_dict(),
                 "game_value": self.game_value, "exploitability": self.exploitability,
@@ -556,6 +559,7 @@ class Simulation:
     seconds: float
 
     def to_dict(self) -> dict:
+        """JSON-ready form."""
         return {"rules": self.rules.to_dict(), "a": self.a, "b": self.b, "games": self.games, "seed": self.seed,
                 "margin": self.margin, "margin_ci": list(self.margin_ci), "win": self.win, "win_ci": list(self.win_ci),
                 "draw": self.draw, "draw_ci": list(self.draw_ci), "loss": self.loss, "loss_ci": list(self.loss_ci),
