@@ -114,6 +114,8 @@ def test_altered_without_checksum_fix(tmp_path):
     res = load(path, check=False).verify()
     assert not res.ok and res.worst["slot"] == f and res.worst["level"] == 2
     assert res.max_residual == pytest.approx(1e-6, rel=1e-6)
+    r = run("verify", path)
+    assert r.exit_code == 1 and "checksums          FAILED" in r.output and f"slot {f}" in r.output
 
 
 def test_empty_slot_filled_is_caught():
@@ -131,7 +133,7 @@ def test_cli_verify_ok_and_errors(tmp_path):
     path = tmp_path / "s.gops"
     solve(Rules(4, "carry", "win"), out=path)
     r = run("verify", path)
-    assert r.exit_code == 0 and "OK" in r.output
+    assert r.exit_code == 0 and "verdict            OK" in r.output and "checksums          OK" in r.output
     data = json.loads(run("verify", path, "--json", "--sample", 20, "--seed", 4).output)
     assert data["ok"] and data["slots"] == 20 and data["sample"] == 20
     for args in [("verify", tmp_path / "missing.gops"), ("verify", path, "--sample", 0),
