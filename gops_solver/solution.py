@@ -24,6 +24,7 @@ from .encoding import StateSpace, classes, hands_to_pattern, successor, LUT_OFF,
 from .induction import StageSolveError, level_work, lookup, run_induction, stage_entry
 from .rules import Rules, validate_state
 from .stage import solve_matrix_game
+from .tolerances import VALUE_TOL
 
 MAGIC = b"GOPSSOL\x01"
 FORMAT_VERSION = 1
@@ -132,6 +133,32 @@ class Solution:
         """
         st = validate_state(self.rules, hand_a, hand_b, pot, prizes, diff)
         return query_state(self.rules, st, self.space, self.tables, stage_solver or self.stage_solver)
+
+    def verify(self, sample=None, seed=0, tol=VALUE_TOL):
+        """Recompute stored values from the level below and certify the stage strategies.
+
+        Every stored value (or a seeded random sample of table slots) is
+        recomputed exactly as the induction computed it: the average, over
+        the prize revealed next, of the value of the stage game read from
+        level ``k - 1``. See :mod:`gops_solver.verify`.
+
+        Parameters
+        ----------
+        sample : int, optional
+            Check this many table slots, drawn uniformly with
+            ``numpy.random.default_rng(seed)``; all slots when None.
+        seed : int
+        tol : float
+            The largest residual and exploitability accepted (default 1e-9).
+
+        Returns
+        -------
+        VerifyResult
+            ``ok``, ``max_residual``, ``max_exploitability`` and the worst
+            slots named as example hands, hidden prizes, carry and diff.
+        """
+        from .verify import verify_tables
+        return verify_tables(self.space, self.tables, sample=sample, seed=seed, tol=tol)
 
     # -- persistence ---------------------------------------------------------------
     def save(self, path) -> None:
