@@ -348,10 +348,13 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
     check_out_path(out)
     ckpt = Checkpointer(out, rules)
+    ckpt.lock()
     start, done = ckpt.load(space) if resume else ([], {})
     if not start:
         ckpt.start()
     stats = dict(done)
+    if progress is not None and done:
+        progress(len(start) - 1, sum(s["games"] for s in done.values()))  # work already done
 
     def on_level(k, table):
         stats[k] = {"games": level_games[0], "states": _count_states(table, space, k)}
@@ -372,6 +375,7 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     states = sum(s["states"] for s in stats.values())
     write_solution(out, rules, tables, games, time.perf_counter() - t0, stage_solver, states)
     del tables
+    ckpt.clear()
     return load(out, check=False)
 
 

@@ -145,3 +145,14 @@ def test_info_projects_and_says_when_it_will_not_fit():
 def test_solve_refuses_what_cannot_fit():
     r = run("solve", "--cards", 13, "--tie", "carry", "--objective", "win")
     assert r.exit_code == 2 and "GiB" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_two_solves_cannot_share_checkpoints(tmp_path):
+    from gops_solver import Rules
+    from gops_solver.checkpoint import Checkpointer
+    first = Checkpointer(tmp_path / "x.gops", Rules(4))
+    first.lock()
+    with pytest.raises(ValueError, match="another gops solve is writing"):
+        Checkpointer(tmp_path / "x.gops", Rules(4)).lock()
+    first.clear()
+    Checkpointer(tmp_path / "x.gops", Rules(4)).lock()  # free again
