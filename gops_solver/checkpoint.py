@@ -51,14 +51,35 @@ class Checkpointer:
     def __init__(self, out, rules):
         self.dir = os.fspath(out) + ".ckpt"
         self.rules = rules
+        self._lock = None
+
+    def lock(self) -> None:
+        """Claim the checkpoints for this process (released when it exits).
+
+        Raises
+        ------
+        ValueError
+            Another solve is writing the same output.
+        """
+        import fcntl
+        os.makedirs(self.dir, exist_ok=True)
+        fh = open(os.path.join(self.dir, "lock"), "w")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            raise ValueError(f"another gops solve is writing {self.dir[:-5]}: wait for it to finish "
+                             f"or choose another --out") from None
+        self._lock = fh
 
     def _meta(self) -> dict:
         return {"rules": self.rules.to_dict(), "package_version": __version__}
 
     def start(self) -> None:
         """Begin a fresh solve: drop any older checkpoints of this output."""
-        self.clear()
-        os.makedirs(self.dir)
+        for name in os.listdir(self.dir):
+            if name != "lock":
+                os.unlink(os.path.join(self.dir, name))
         self._write(os.path.join(self.dir, "meta.json"), json.dumps(self._meta()).encode())
 
     def save_level(self, k: int, table, stats: dict) -> None:
@@ -118,6 +139,9 @@ class Checkpointer:
         """Remove the checkpoints (after the solution is safely saved)."""
         if os.path.isdir(self.dir):
             shutil.rmtree(self.dir)
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     @staticmethod
     def _write(path, data: bytes) -> None:

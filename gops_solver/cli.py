@@ -106,6 +106,14 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     if resume and out is None:
         raise click.UsageError("--resume needs --out FILE: checkpoints live beside the output file")
     work = projected_work(rules)
+    ram = _machine_memory()
+    if out is None and work["total_bytes"] > 0.6 * ram:
+        raise click.UsageError(f"holding every level of this solve needs {work['total_bytes'] / 2**30:.1f} GiB of "
+                               f"{ram / 2**30:.1f} GiB: add --out FILE so finished levels go to disk "
+                               f"(peak {work['peak_bytes'] / 2**30:.1f} GiB)")
+    if work["peak_bytes"] > 0.9 * ram:
+        raise click.UsageError(f"this solve needs {work['peak_bytes'] / 2**30:.1f} GiB for two levels but the machine "
+                               f"has {ram / 2**30:.1f} GiB: see gops info, choose fewer cards")
     bar = _progress_bar(work["total_games"], quiet)
     try:
         sol = solve_rules(rules, progress=(lambda level, g: bar.update(g)) if bar else None,
@@ -335,6 +343,143 @@ def _parse_match_score(text):
         raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0") from None
 
 
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
+              help="check N table slots drawn at random (seeded) instead of all")
+@click.option("--seed", type=int, default=0, help="seed of the sample [0]")
+@click.option("--tol", type=click.FloatRange(min=0.0), default=1e-9, help="largest residual and exploitability accepted [1e-9]")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def verify(file, sample, seed, tol, as_json):
+    """Recompute every stored value from the level below; exit 1 if any is off."""
+    from .solution import load
+    # a failed checksum is reported, not fatal: the recomputation below is
+    # the real test (it also catches a file altered with its checksum fixed)
+    try:
+        sol, checksum_ok = load(file), True
+    except ValueError as exc:
+        if "checksum" not in str(exc):
+            raise
+        sol, checksum_ok = load(file, check=False), False
+    res = sol.verify(sample=sample, seed=seed, tol=tol)
+    ok = res.ok and checksum_ok
+    if as_json:
+        click.echo(json.dumps({"rules": sol.rules.to_dict(), **res.to_dict(), "checksum_ok": checksum_ok,
+                               "ok": ok}))
+    else:
+        click.echo(f"rules              {sol.rules.describe()}")
+        click.echo(f"checked            {res.slots:,} slots ({res.states:,} stored states)"
+                   + (f", sample of {res.sample:,} (seed {res.seed})" if res.sample else ""))
+        click.echo(f"stage games        {res.stage_games:,}")
+        click.echo(f"max residual       {res.max_residual:.3g}")
+        click.echo(f"max exploitability {res.max_exploitability:.3g}")
+        click.echo(f"checksums          {'OK' if checksum_ok else 'FAILED (the file was altered or damaged)'}")
+        click.echo(f"time               {res.seconds:.2f} s")
+        if ok:
+            click.echo(f"verdict            OK (both <= {tol:g})")
+        else:
+            bad = res.worst if res.max_residual > tol or res.ok else res.worst_exploit
+            click.echo(f"verdict            FAILED (tolerance {tol:g})")
+            click.echo(f"worst state        {_slot_text(bad)}")
+    return 0 if ok else 1
+
+
+def _slot_text(d) -> str:
+    text = (f"level {d['level']} (slot {d['slot']}): hand A {format_cards(d['hand_a'])} | hand B "
+            f"{format_cards(d['hand_b'])} | hidden {format_cards(d['prizes']) or '-'} | carry {d['carry']} "
+            f"| diff {d['diff']:+d} | stored {d['stored']:.12g}")
+    if "recomputed" in d:
+        text += f" | recomputed {d['recomputed']:.12g}"
+    if "exploitability" in d:
+        text += f" | exploitability {d['exploitability']:.3g}"
+    return text
+
+
+def _game_rules(cards, tie, objective):
+    if cards is None:
+        raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
+    return Rules(n=cards, tie=tie or "carry", objective=objective or "points")
+
+
+def _solution_for(path, rules):
+    """The solution the equilibrium strategy reads: from --solution, or solved by the API."""
+    if path is None:
+        return None  # solved by the API when a strategy needs it
+    from .solution import load
+    return load(path, rules)
+
+
+_GAME_OPTIONS = [
+    click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 (required)"),
+    click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]"),
+    click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]"),
+    click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
+                 help="solution file for the equilibrium strategy (otherwise solved here)"),
+]
+
+
+def _game_options(f):
+    for opt in reversed(_GAME_OPTIONS):
+        f = opt(f)
+    return f
+
+
+_STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equilibrium or module:function"
+
+
+@cli.command()
+@click.option("--strategy", required=True, metavar="S", help=_STRATEGY_HELP)
+@click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
+@_game_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def evaluate(strategy, against, cards, tie, objective, solution, as_json):
+    """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
+    from .evaluate import evaluate as evaluate_exact
+    rules = _game_rules(cards, tie, objective)
+    ev = evaluate_exact(strategy, rules, against, _solution_for(solution, rules))
+    if as_json:
+        click.echo(json.dumps(ev.to_dict()))
+        return
+    click.echo(f"rules           {rules.describe()}")
+    for label, out in ((f"vs {ev.against}", ev.vs_opponent), ("vs best reply", ev.vs_best_response)):
+        click.echo(f"{label:<15} margin {out.margin:+.6f}  win {out.win:.6f}  draw {out.draw:.6f}  "
+                   f"loss {out.loss:.6f}  value {out.value:+.6f}")
+    click.echo(f"game value      {ev.game_value:+.6f}")
+    click.echo(f"exploitability  {ev.exploitability:.6f}")
+    click.echo(f"time            {ev.seconds:.2f} s")
+
+
+@cli.command()
+@click.option("--a", "strat_a", required=True, metavar="S1", help="seat A: " + _STRATEGY_HELP)
+@click.option("--b", "strat_b", required=True, metavar="S2", help="seat B")
+@click.option("--games", required=True, type=click.IntRange(min=1), metavar="G", help="games to play")
+@click.option("--seed", default=0, type=click.IntRange(0, 2**32 - 1), help="random seed [0]")
+@_game_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
+def simulate(strat_a, strat_b, games, seed, cards, tie, objective, solution, as_json, as_csv):
+    """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
+    from .evaluate import simulate as run_games
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    rules = _game_rules(cards, tie, objective)
+    res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules))
+    if as_json:
+        click.echo(json.dumps(res.to_dict()))
+        return
+    rows = [("margin", res.margin, res.margin_ci), ("win", res.win, res.win_ci),
+            ("draw", res.draw, res.draw_ci), ("loss", res.loss, res.loss_ci)]
+    if as_csv:
+        click.echo("n,tie,objective,a,b,games,seed," + ",".join(f"{k},{k}_lo,{k}_hi" for k, _, _ in rows))
+        click.echo(f"{rules.n},{rules.tie},{rules.objective},{res.a},{res.b},{res.games},{res.seed},"
+                   + ",".join(f"{v:.6g},{ci[0]:.6g},{ci[1]:.6g}" for _, v, ci in rows))
+        return
+    click.echo(f"rules   {rules.describe()}")
+    click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
+    for name, v, ci in rows:
+        click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
+
+
 def main():
     """Entry point of the ``gops`` script."""
     cli()
@@ -354,7 +499,7 @@ def info(cards, tie, objective, order, as_json):
     from .solution import projected_work
     rules = _make_rules(cards, tie, objective, order)
     w = projected_work(rules)
-    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    ram = _machine_memory()
     # with --out two levels are held at a time, plus interpreter and numba overhead
     need = w["peak_bytes"] + 300 * 2**20
     seconds = w["total_games"] / _GAMES_PER_SECOND[rules.objective]
@@ -374,10 +519,17 @@ def info(cards, tie, objective, order, as_json):
                f"{(w['total_bytes'] + 300 * 2**20) / 2**30:.2f} GiB without")
     click.echo(f"solution file  {w['total_bytes'] / 2**30:.2f} GiB")
     click.echo(f"time           about {_duration(seconds)} on 2 cores")
-    if fits:
+    if fits and w["total_bytes"] + 300 * 2**20 > 0.6 * ram:
+        click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
+    elif fits:
         click.echo("verdict        fits on this machine")
     else:
         click.echo(f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
+
+
+def _machine_memory() -> int:
+    import os
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def _duration(seconds: float) -> str:

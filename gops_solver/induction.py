@@ -204,7 +204,8 @@ def _serial_kernel():
     parallel loop, so checking runs use this single-threaded twin.
     """
     if not _SERIAL:
-        _SERIAL.append(njit(cache=False)(level_kernel.py_func))
+        py_func = getattr(level_kernel, "py_func", None)  # None when NUMBA_DISABLE_JIT=1
+        _SERIAL.append(njit(cache=False)(py_func) if py_func is not None else level_kernel)
     return _SERIAL[0]
 
 
@@ -311,7 +312,10 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
         seq_next = int(space.seq[L - k]) if not space.random_order else 0
         hidden_k = space.hidden_sum(k) if not space.random_order else 0
         ps = np.arange(len(lay.canonical), dtype=np.int64)
-        for part in np.array_split(ps, max(1, min(chunks_per_level, len(ps) // 16))):
+        # chunks of a few hundred patterns: progress updates and Ctrl-C land
+        # between chunks (a running kernel cannot be interrupted)
+        n_chunks = max(1, min(len(ps) // 16, max(chunks_per_level, len(ps) // 256)))
+        for part in np.array_split(ps, n_chunks):
             if len(part) == 0:
                 continue
             games = np.zeros(len(part), np.int64)

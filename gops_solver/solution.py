@@ -24,7 +24,7 @@ from .encoding import StateSpace, classes, hands_to_pattern, successor, LUT_OFF,
 from .induction import StageSolveError, level_work, lookup, run_induction, stage_entry
 from .rules import Rules, validate_state
 from .stage import solve_matrix_game
-from .tolerances import GUARANTEE_TOL
+from .tolerances import GUARANTEE_TOL, VALUE_TOL
 
 MAGIC = b"GOPSSOL\x01"
 FORMAT_VERSION = 1
@@ -115,8 +115,8 @@ class Solution:
     value : float
         Value of the game at its start.
     states : int
-        Values stored (positions before a reveal; one of each pair of
-        positions that are mirror images under exchanging the players).
+        Positions valued (before a reveal), counting both of each pair of
+        mirror images under exchanging the players (only one is stored).
     stage_games : int
         Stage games solved while building the tables.
     seconds : float
@@ -130,7 +130,8 @@ class Solution:
         self.rules, self.space, self.tables = rules, space, tables
         self.stage_games, self.seconds = int(stage_games), float(seconds)
         self.stage_solver = stage_solver
-        self.states = int(states if states is not None else sum(_count_states(t) for t in tables[1:]))
+        self.states = int(states if states is not None else
+                          sum(_count_states(t, space, k) for k, t in enumerate(tables) if k))
         #: MatchTables of a session under ``win`` or a best-of match; None otherwise
         self.match = None
 
@@ -211,6 +212,32 @@ class Solution:
         r = query_state(rules, st2, space, tables, backend)
         return QueryResult(-r.value, r.strategy_b, r.strategy_a, -r.matrix.T, st, r.classes_b, r.classes_a, -r.offset)
 
+    def verify(self, sample=None, seed=0, tol=VALUE_TOL):
+        """Recompute stored values from the level below and certify the stage strategies.
+
+        Every stored value (or a seeded random sample of table slots) is
+        recomputed exactly as the induction computed it: the average, over
+        the prize revealed next, of the value of the stage game read from
+        level ``k - 1``. See :mod:`gops_solver.verify`.
+
+        Parameters
+        ----------
+        sample : int, optional
+            Check this many table slots, drawn uniformly with
+            ``numpy.random.default_rng(seed)``; all slots when None.
+        seed : int
+        tol : float
+            The largest residual and exploitability accepted (default 1e-9).
+
+        Returns
+        -------
+        VerifyResult
+            ``ok``, ``max_residual``, ``max_exploitability`` and the worst
+            slots named as example hands, hidden prizes, carry and diff.
+        """
+        from .verify import verify_tables
+        return verify_tables(self.space, self.tables, sample=sample, seed=seed, tol=tol)
+
     # -- persistence ---------------------------------------------------------------
     def save(self, path) -> None:
         """Write the solution to ``path`` atomically (temporary file, then rename).
@@ -227,10 +254,18 @@ class Solution:
         write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver, self.states)
 
 
-def _count_states(table) -> int:
-    # in chunks: a mapped table may be larger than memory
-    step = 1 << 24
-    return int(sum(np.count_nonzero(~np.isnan(table[i:i + step])) for i in range(0, len(table), step)))
+def _count_states(table, space, k) -> int:
+    """Positions valued by one level table, mirror images included."""
+    def valued(a):
+        # in chunks: a mapped table may be larger than memory
+        step = 1 << 24
+        return int(sum(np.count_nonzero(~np.isnan(a[i:i + step])) for i in range(0, len(a), step)))
+    if not space.mirror:
+        return valued(table)  # both mirror halves are stored
+    # the one symmetric pattern (every value shared) is its own mirror image
+    lay = space.layouts[k]
+    p = lay.canon[space.patterns.index([2] * k)]
+    return 2 * valued(table) - valued(table[lay.offset[p]:lay.offset[p + 1]])
 
 
 def _crc(table) -> int:
@@ -399,13 +434,16 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
     check_out_path(out)
     ckpt = Checkpointer(out, rules)
+    ckpt.lock()
     start, done = ckpt.load(space) if resume else ([], {})
     if not start:
         ckpt.start()
     stats = dict(done)
+    if progress is not None and done:
+        progress(len(start) - 1, sum(s["games"] for s in done.values()))  # work already done
 
     def on_level(k, table):
-        stats[k] = {"games": level_games[0], "states": _count_states(table)}
+        stats[k] = {"games": level_games[0], "states": _count_states(table, space, k)}
         level_games[0] = 0
         ckpt.save_level(k, table, stats[k])
 
@@ -423,6 +461,7 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     states = sum(s["states"] for s in stats.values())
     write_solution(out, rules, tables, games, time.perf_counter() - t0, stage_solver, states)
     del tables
+    ckpt.clear()
     return load(out, check=False)
 
 
@@ -433,7 +472,7 @@ def _solve_match(rules, progress, stage_solver, out, t0) -> Solution:
         raise ValueError(f"saving a {rules.match} match is not supported yet: solve it without out/--out")
     m = solve_match(rules, progress=progress, use_highs=stage_solver == "highs")
     space, tables = m.games[m.first()]
-    states = sum(_count_states(t) for _, tabs in m.games.values() for t in tabs[1:])
+    states = sum(_count_states(t, sp, k) for sp, tabs in m.games.values() for k, t in enumerate(tabs) if k)
     sol = Solution(rules, space, tables, m.stage_games, time.perf_counter() - t0, stage_solver, states)
     sol.match = m
     return sol

@@ -496,3 +496,76 @@ def naive_reachable_states(n, tie, order) -> set:
                     next_layer.add((next_a, next_b, carry + prizes[0], prizes[1:], next_diff))
         layer = next_layer
     return found
+
+
+# ---------------------------------------------------------------------------
+# Fixed strategies: exact play-out and best response by plain enumeration
+# ---------------------------------------------------------------------------
+#
+# A strategy here is a plain function ``f(hand, opponent, pot, hidden, diff)``
+# returning ``{card: probability}`` from its own side (sorted tuples for the
+# card sets).  Used to check ``gops_solver.evaluate``.
+
+
+def _round_result(a, b, pot, tie, last):
+    """Points A gains and the pot carried on, after bids a and b (RULES.md)."""
+    if a > b:
+        return pot, 0
+    if a < b:
+        return -pot, 0
+    return 0, (pot if tie == "carry" and not last else 0)
+
+
+def play_distribution(n, tie, strat_a, strat_b):
+    """Exact distribution {final margin: probability} of A vs B, walking every prize order."""
+    dist = {}
+
+    def walk(hand_a, hand_b, hidden, carry, diff, prob):
+        if not hand_a:
+            dist[diff] = dist.get(diff, 0.0) + prob
+            return
+        for q in hidden:
+            rest = tuple(v for v in hidden if v != q)
+            pot = carry + q
+            pa = strat_a(hand_a, hand_b, pot, rest, diff)
+            pb = strat_b(hand_b, hand_a, pot, rest, -diff)
+            for a, x in pa.items():
+                for b, y in pb.items():
+                    if x * y == 0:
+                        continue
+                    gain, c2 = _round_result(a, b, pot, tie, len(hand_a) == 1)
+                    walk(tuple(v for v in hand_a if v != a), tuple(v for v in hand_b if v != b), rest, c2,
+                         diff + gain, prob * x * y / len(hidden))
+
+    full = tuple(range(1, n + 1))
+    walk(full, full, full, 0, 0, 1.0)
+    return dist
+
+
+def best_response_value(n, tie, objective, strat_a):
+    """A's expected payoff when B, knowing A's strategy, minimises it (pure replies suffice)."""
+
+    @functools.lru_cache(maxsize=None)
+    def value(hand_a, hand_b, hidden, carry, diff):
+        if not hand_a:
+            return float(diff) if objective == "points" else float(np.sign(diff))
+        total = 0.0
+        for q in hidden:
+            rest = tuple(v for v in hidden if v != q)
+            pot = carry + q
+            pa = strat_a(hand_a, hand_b, pot, rest, diff)
+            best = np.inf
+            for b in hand_b:
+                s = 0.0
+                for a, x in pa.items():
+                    if x == 0:
+                        continue
+                    gain, c2 = _round_result(a, b, pot, tie, len(hand_a) == 1)
+                    s += x * value(tuple(v for v in hand_a if v != a), tuple(v for v in hand_b if v != b), rest,
+                                   c2, diff + gain)
+                best = min(best, s)
+            total += best
+        return total / len(hidden)
+
+    full = tuple(range(1, n + 1))
+    return value(full, full, full, 0, 0)

@@ -153,3 +153,30 @@ def test_match_options_solve_and_query():
                       (["solve", "-n", 4, "--match", "session", "--objective", "win", "--out", "x.gops"], "not supported yet")]:
         r = run(*args)
         assert r.exit_code == 2 and r.output.startswith("error: ") and msg in r.output, r.output
+
+
+def test_info_projects_and_says_when_it_will_not_fit():
+    r = run("info", "--cards", 13, "--tie", "discard", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    # 13-card discard game: 336,525,646 positions before a reveal; half stored
+    assert d["stage_games"] == sum(level["stage_games"] for level in d["levels"]) > 10**9
+    assert d["fits"] is True
+    r = run("info", "--cards", 13, "--tie", "carry", "--objective", "win")
+    assert r.exit_code == 0 and "will NOT fit" in r.output
+
+
+def test_solve_refuses_what_cannot_fit():
+    r = run("solve", "--cards", 13, "--tie", "carry", "--objective", "win")
+    assert r.exit_code == 2 and "GiB" in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_two_solves_cannot_share_checkpoints(tmp_path):
+    from gops_solver import Rules
+    from gops_solver.checkpoint import Checkpointer
+    first = Checkpointer(tmp_path / "x.gops", Rules(4))
+    first.lock()
+    with pytest.raises(ValueError, match="another gops solve is writing"):
+        Checkpointer(tmp_path / "x.gops", Rules(4)).lock()
+    first.clear()
+    Checkpointer(tmp_path / "x.gops", Rules(4)).lock()  # free again

@@ -1,0 +1,619 @@
+"""Exact evaluation of strategies over actual hands (no sampling).
+
+Heuristics look at card values, so the pattern reduction of the solver does
+not apply here. States are packed into one int64 (:func:`~.strategies.decision_key`
+with the carried pot in the pot field): A's hand, B's hand and the hidden
+prizes as bitmasks, the carry and the score difference. Levels are lists of
+sorted keys; one round maps level k to level k - 1.
+
+* :func:`play_out` -- both strategies fixed: the exact distribution of the
+  final margin, pushed forward round by round (probabilities of equal states
+  merged), hence the expected margin and P(win), P(draw), P(loss).
+* :func:`best_response` -- A's strategy fixed, B best-responds: the states
+  A's strategy can reach (B may bid anything) are enumerated forwards, then
+  B's minimal value for A is computed backwards, level by level. B's
+  replies are pure (the lowest best card), so the play-out against them is
+  again a fixed-vs-fixed computation.
+
+Random prize order only (the order the rules call the default).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .rules import Rules
+from .strategies import CODE_TABLE, Strategy, View, cards_of, decision_key, make_strategy, policy, unpack_key
+
+MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
+_BUFFER = 1 << 22  # child entries per kernel call
+
+
+@njit(cache=True)
+def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff):
+    """Key of the state after A bids ``a`` and B bids ``b``, and the points A gains now."""
+    o = 1 if a > b else (-1 if a < b else 0)
+    c2 = pot if (o == 0 and carry_rule and k > 1) else 0
+    d2 = d + o * pot
+    key = decision_key(ha & ~(1 << (a - 1)), hb & ~(1 << (b - 1)), pm2, c2, d2 if keep_diff else 0)
+    return key, o * pot
+
+
+@njit(cache=True)
+def _next_value(key, next_keys, next_vals):
+    i = np.searchsorted(next_keys, key)
+    if i >= len(next_keys) or next_keys[i] != key:
+        return np.nan
+    return next_vals[i]
+
+
+@njit(cache=True)
+def _terminal(imm, d, keep_diff, win):
+    """Value for A of a finished game (``imm`` already added to ``d`` when diff is kept)."""
+    if not keep_diff:
+        return float(imm)
+    if win:
+        return 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+    return float(d)
+
+
+@njit(cache=True)
+def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, win, next_keys, next_vals):
+    """Value for A after bids ``a``, ``b`` (future value plus, without diff, the points won now)."""
+    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff)
+    if k == 1:
+        return _terminal(imm, d + imm, keep_diff, win)
+    v = _next_value(key, next_keys, next_vals)
+    return v if keep_diff else v + imm
+
+
+@njit(cache=True)
+def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, win, next_keys, next_vals):
+    """B's lowest card minimising A's expected value against A's distribution ``pa``; and that value."""
+    best = np.inf
+    bbest = -1
+    for b in range(1, n + 1):
+        if not (hb >> (b - 1)) & 1:
+            continue
+        s = 0.0
+        for a in range(1, n + 1):
+            if pa[a - 1] > 0.0:
+                s += pa[a - 1] * _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, win, next_keys, next_vals)
+        if s < best - 1e-12:
+            best = s
+            bbest = b
+    return bbest, best
+
+
+@njit(cache=True)
+def _expand(keys, probs, start, n, carry_rule, keep_diff, win,
+            code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
+            out_keys, out_probs):
+    """Children of ``keys[start:]`` into ``out_*`` until the buffer is full.
+
+    ``mode_b``: ``MODE_FIXED`` (B plays ``code_b``), ``MODE_REACH`` (B may
+    bid any card; probabilities are not tracked) or ``MODE_BEST`` (B's best
+    reply read from ``next_*``). The diff is always kept in the keys.
+    Returns ``(next start, entries written, status)``.
+    """
+    pa = np.empty(13)
+    pb = np.empty(13)
+    m = 0
+    cap = len(out_keys)
+    i = start
+    while i < len(keys):
+        ha, hb, pm, c, d = unpack_key(keys[i])
+        k = 0
+        x = ha
+        while x:
+            x &= x - 1
+            k += 1
+        if m + k * k * k > cap:
+            break
+        for q in range(1, n + 1):
+            if not (pm >> (q - 1)) & 1:
+                continue
+            pm2 = pm & ~(1 << (q - 1))
+            pot = c + q
+            st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
+            if st != 0:
+                return i, m, st
+            if mode_b == 0:
+                st = policy(code_b, hb, ha, pm2, pot, -d, n, eq_b, tkb, tpb, pb)
+                if st != 0:
+                    return i, m, st
+            else:
+                for b in range(n):
+                    pb[b] = 1.0 if (hb >> b) & 1 else 0.0
+                if mode_b == 2:
+                    dk = d if keep_diff else 0
+                    bb, _ = _best_reply(ha, hb, pm2, pot, dk, k, n, pa, carry_rule, keep_diff, win,
+                                        next_keys, next_vals)
+                    for b in range(n):
+                        pb[b] = 0.0
+                    pb[bb - 1] = 1.0
+            for a in range(1, n + 1):
+                if pa[a - 1] <= 0.0:
+                    continue
+                for b in range(1, n + 1):
+                    if pb[b - 1] <= 0.0:
+                        continue
+                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, True)
+                    out_keys[m] = key
+                    out_probs[m] = probs[i] * pa[a - 1] * pb[b - 1] / k
+                    m += 1
+        i += 1
+    return i, m, 0
+
+
+@njit(cache=True)
+def _values(keys, n, carry_rule, keep_diff, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
+    """Value for A of each state in ``keys`` when B best-responds (``out`` modified in place); status."""
+    pa = np.empty(13)
+    for i in range(len(keys)):
+        ha, hb, pm, c, d = unpack_key(keys[i])
+        k = 0
+        x = ha
+        while x:
+            x &= x - 1
+            k += 1
+        acc = 0.0
+        for q in range(1, n + 1):
+            if not (pm >> (q - 1)) & 1:
+                continue
+            pm2 = pm & ~(1 << (q - 1))
+            pot = c + q
+            st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
+            if st != 0:
+                return st
+            _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, win, next_keys, next_vals)
+            if np.isnan(v):
+                return 4
+            acc += v
+        out[i] = acc / k
+    return 0
+
+
+@njit(cache=True)
+def _strip_diff(keys):
+    out = np.empty_like(keys)
+    for i in range(len(keys)):
+        ha, hb, pm, c, d = unpack_key(keys[i])
+        out[i] = decision_key(ha, hb, pm, c, 0)
+    return out
+
+
+@njit(cache=True)
+def _queries(keys, n, seat_b):
+    """Decision keys (own view) a strategy is asked at from the states ``keys``."""
+    cnt = 0
+    for i in range(len(keys)):
+        cnt += _popcount_pm(keys[i])
+    out = np.empty(cnt, np.int64)
+    m = 0
+    for i in range(len(keys)):
+        ha, hb, pm, c, d = unpack_key(keys[i])
+        for q in range(1, n + 1):
+            if (pm >> (q - 1)) & 1:
+                pm2 = pm & ~(1 << (q - 1))
+                if seat_b:
+                    out[m] = decision_key(hb, ha, pm2, c + q, -d)
+                else:
+                    out[m] = decision_key(ha, hb, pm2, c + q, d)
+                m += 1
+    return out
+
+
+@njit(cache=True)
+def _popcount_pm(key):
+    pm = (key >> 26) & ((1 << 13) - 1)
+    c = 0
+    while pm:
+        pm &= pm - 1
+        c += 1
+    return c
+
+
+class _Seat:
+    """A strategy in one seat, with the lookup table a Python strategy needs at the current level."""
+
+    def __init__(self, strategy: Strategy, n: int, seat_b: bool):
+        self.s, self.n, self.seat_b = strategy, n, seat_b
+        self.keys, self.probs = np.zeros(0, np.int64), np.zeros((0, 13))
+
+    def prepare(self, level_keys):
+        """Evaluate a Python strategy at every decision it meets from ``level_keys``."""
+        if self.s.code != CODE_TABLE:
+            return
+        q = np.unique(_queries(level_keys, self.n, self.seat_b))
+        probs = np.zeros((len(q), 13))
+        for i, key in enumerate(q):
+            own, opp, pm, pot, diff = unpack_key(key)
+            view = View(cards_of(own, self.n), cards_of(opp, self.n), int(pot), cards_of(pm, self.n), int(diff))
+            for c, p in self.s.distribution(view, self.n).items():
+                probs[i, c - 1] = p
+        self.keys, self.probs = q, probs
+
+    @property
+    def args(self):
+        return self.s.code, self.s.eq, self.keys, self.probs
+
+
+_STATUS = {1: "the equilibrium tables lack a state", 2: "a stage game failed to solve",
+           3: "a Python strategy's table lacks a decision", 4: "a successor value is missing"}
+
+
+def _check(st):
+    if st != 0:
+        raise RuntimeError(f"evaluation failed: {_STATUS.get(int(st), st)}; this is a bug, please report it")
+
+
+def _merge(keys, probs):
+    u, inv = np.unique(keys, return_inverse=True)
+    return u, np.bincount(inv.ravel(), weights=probs, minlength=len(u))
+
+
+def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
+    """All children of one level (merged); see :func:`_expand`."""
+    n = rules.n
+    ok, op = np.empty(_BUFFER, np.int64), np.empty(_BUFFER)
+    parts_k, parts_p = [], []
+    start = 0
+    a_args, b_args = sa.args, (sb.args if sb is not None else sa.args)
+    while start < len(keys):
+        start, m, st = _expand(keys, probs, start, n, rules.tie == "carry", keep_diff, rules.objective == "win",
+                               *a_args, *b_args, mode_b, next_keys, next_vals, ok, op)
+        _check(st)
+        u, p = _merge(ok[:m], op[:m])
+        parts_k.append(u)
+        parts_p.append(p)
+    return _merge(np.concatenate(parts_k), np.concatenate(parts_p))
+
+
+def _start(n):
+    full = (1 << n) - 1
+    return np.array([decision_key(full, full, full, 0, 0)], np.int64), np.ones(1)
+
+
+def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True):
+    """Exact distribution of the final margin A - B: ``{margin: probability}``."""
+    keys, probs = _start(rules.n)
+    for k in range(rules.n, 0, -1):
+        sa.prepare(keys)
+        if sb is not None:
+            sb.prepare(keys)
+        nk, nv = best_tables[k - 1] if best_tables is not None else (np.zeros(0, np.int64), np.zeros(0))
+        keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nk, nv)
+    return {int(unpack_key(key)[4]): float(p) for key, p in zip(keys, probs)}
+
+
+def best_response_tables(rules, sa, keep_diff):
+    """B's best-response values against A's fixed strategy, per level: ``[(keys, values)]``."""
+    n = rules.n
+    keys, _ = _start(n)
+    levels = [None] * (n + 1)
+    levels[n] = keys
+    for k in range(n, 1, -1):
+        sa.prepare(levels[k])
+        # B may bid anything: B's seat only needs typed placeholders
+        child, _ = _step(levels[k], np.ones(len(levels[k])), rules, sa, None, MODE_REACH, True,
+                         np.zeros(0, np.int64), np.zeros(0))
+        levels[k - 1] = child if keep_diff else np.unique(_strip_diff(child))
+    if not keep_diff:
+        levels[n] = np.unique(_strip_diff(levels[n]))
+    tables = [(np.zeros(0, np.int64), np.zeros(0))] * (n + 1)
+    for k in range(1, n + 1):
+        sa.prepare(levels[k])
+        vals = np.empty(len(levels[k]))
+        nk, nv = tables[k - 1]
+        _check(_values(levels[k], n, rules.tie == "carry", keep_diff, rules.objective == "win", *sa.args,
+                       nk, nv, vals))
+        tables[k] = (levels[k], vals)
+    return tables
+
+
+@dataclass
+class Outcome:
+    """Exact figures of one match-up, from A's (the evaluated strategy's) side.
+
+    Attributes
+    ----------
+    margin : float
+        Expected final score A - B.
+    win, draw, loss : float
+        Probabilities that A wins, draws, loses.
+    value : float
+        Expected payoff under the objective (``margin`` or ``win - loss``).
+    distribution : dict
+        Final margin -> probability.
+    """
+
+    margin: float
+    win: float
+    draw: float
+    loss: float
+    value: float
+    distribution: dict
+
+    @classmethod
+    def from_distribution(cls, dist, objective):
+        """Figures of a final-margin distribution ``{margin: probability}`` under ``objective``."""
+        margin = sum(m * p for m, p in dist.items())
+        w = sum(p for m, p in dist.items() if m > 0)
+        dr = sum(p for m, p in dist.items() if m == 0)
+        lo = sum(p for m, p in dist.items() if m < 0)
+        return cls(margin, w, dr, lo, margin if objective == "points" else w - lo, dict(sorted(dist.items())))
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (without the distribution)."""
+        return {"margin": self.margin, "win": self.win, "draw": self.draw, "loss": self.loss, "value": self.value}
+
+
+@dataclass
+class Evaluation:
+    """Result of :func:`evaluate`.
+
+    Attributes
+    ----------
+    rules : Rules
+    strategy, against : str
+    vs_opponent : Outcome
+        The strategy (seat A) against ``against`` (seat B).
+    vs_best_response : Outcome
+        The strategy against its best response (B maximising its own
+        objective: minimising A's ``value``).
+    game_value : float
+        Value of the game (0: the game is symmetric).
+    exploitability : float
+        ``game_value - vs_best_response.value`` (>= 0): what a best
+        responder takes from the strategy beyond what the equilibrium concedes.
+    seconds : float
+    """
+
+    rules: Rules
+    strategy: str
+    against: str
+    vs_opponent: Outcome
+    vs_best_response: Outcome
+    game_value: float
+    exploitability: float
+    seconds: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {"rules": self.rules.to_dict(), "strategy": self.strategy, "against": self.against,
+                "vs_opponent": self.vs_opponent.to_dict(), "vs_best_response": self.vs_best_response.to_dict(),
+                "game_value": self.game_value, "exploitability": self.exploitability,
+                "seconds": round(self.seconds, 3)}
+
+
+def _check_rules(rules):
+    if not isinstance(rules, Rules):
+        raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
+    if not rules.random_order:
+        raise ValueError("evaluate supports the random prize order only: drop --order")
+
+
+def _needs_solution(*specs):
+    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
+        any(isinstance(s, Strategy) and s.code == 6 for s in specs)
+
+
+def evaluate(strategy, rules: Rules, against="equilibrium", solution=None) -> Evaluation:
+    """Exact expected margin, win/draw/loss and exploitability of a strategy.
+
+    Parameters
+    ----------
+    strategy, against : str or Strategy
+        See :func:`~.strategies.make_strategy`. ``strategy`` sits in seat A.
+    rules : Rules
+        Random prize order.
+    solution : Solution, optional
+        A solution of ``rules`` for the ``equilibrium`` strategy (solved
+        here when needed and not given).
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    ValueError
+        Unknown strategy, fixed prize order, or a solution of other rules.
+    """
+    _check_rules(rules)
+    t0 = time.perf_counter()
+    if solution is None and _needs_solution(strategy, against):
+        from .solution import solve
+        solution = solve(rules)
+    if solution is not None and solution.rules != rules:
+        raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
+                         f"pass a matching solution")
+    sa_s = make_strategy(strategy, solution)
+    sb_s = make_strategy(against, solution)
+    n = rules.n
+    vs = margin_distribution(rules, _Seat(sa_s, n, False), _Seat(sb_s, n, True))
+    keep_diff = rules.objective == "win" or sa_s.uses_diff
+    sa = _Seat(sa_s, n, False)
+    tables = best_response_tables(rules, sa, keep_diff)
+    br_value = float(tables[n][1][0])
+    br = margin_distribution(rules, sa, None, MODE_BEST, tables, keep_diff)
+    out_vs = Outcome.from_distribution(vs, rules.objective)
+    out_br = Outcome.from_distribution(br, rules.objective)
+    if abs(out_br.value - br_value) > 1e-9 * max(1.0, abs(br_value)):
+        raise RuntimeError(f"best-response value {br_value} and its play-out {out_br.value} disagree; "
+                           f"this is a bug, please report it")
+    return Evaluation(rules, sa_s.name, sb_s.name, out_vs, out_br, 0.0, 0.0 - br_value, time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------------
+# simulation
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _sample(p, n, r):
+    acc = 0.0
+    last = -1
+    for v in range(n):
+        if p[v] > 0.0:
+            acc += p[v]
+            last = v
+            if r < acc:
+                return v + 1
+    return last + 1  # rounding: the last card with positive probability
+
+
+@njit(cache=True)
+def _simulate(games, seed, n, carry_rule, code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, margins):
+    """Play ``games`` games with numba's generator seeded by ``seed``; ``margins`` modified in place."""
+    np.random.seed(seed)
+    pa = np.empty(13)
+    pb = np.empty(13)
+    for g in range(games):
+        order = np.random.permutation(n) + 1
+        full = (1 << n) - 1
+        ha, hb, pm = full, full, full
+        c, d = 0, 0
+        for r in range(n):
+            q = order[r]
+            pm &= ~(1 << (q - 1))
+            pot = c + q
+            st = policy(code_a, ha, hb, pm, pot, d, n, eq_a, tka, tpa, pa)
+            if st != 0:
+                return st
+            st = policy(code_b, hb, ha, pm, pot, -d, n, eq_b, tkb, tpb, pb)
+            if st != 0:
+                return st
+            a = _sample(pa, n, np.random.random())
+            b = _sample(pb, n, np.random.random())
+            ha &= ~(1 << (a - 1))
+            hb &= ~(1 << (b - 1))
+            if a > b:
+                d += pot
+                c = 0
+            elif a < b:
+                d -= pot
+                c = 0
+            else:
+                c = pot if (carry_rule and r < n - 1) else 0
+        margins[g] = d
+    return 0
+
+
+def _simulate_python(games, seed, rules, sa, sb):
+    """Play games calling the strategies from Python (for user strategies)."""
+    rng = np.random.default_rng(seed)
+    n = rules.n
+    margins = np.empty(games, np.int64)
+    for g in range(games):
+        order = rng.permutation(n) + 1
+        ha, hb, hidden = set(range(1, n + 1)), set(range(1, n + 1)), set(range(1, n + 1))
+        c = d = 0
+        for r in range(n):
+            q = int(order[r])
+            hidden.discard(q)
+            pot = c + q
+            bids = []
+            for s, own, opp, dd in ((sa, ha, hb, d), (sb, hb, ha, -d)):
+                dist = s.distribution(View(tuple(sorted(own)), tuple(sorted(opp)), pot, tuple(sorted(hidden)), dd), n)
+                cards = list(dist)
+                bids.append(int(cards[rng.choice(len(cards), p=np.array([dist[x] for x in cards]) /
+                                                 sum(dist.values()))]))
+            a, b = bids
+            ha.discard(a)
+            hb.discard(b)
+            if a != b:
+                d += pot if a > b else -pot
+                c = 0
+            else:
+                c = pot if (rules.tie == "carry" and r < n - 1) else 0
+        margins[g] = d
+    return margins
+
+
+@dataclass
+class Simulation:
+    """Result of :func:`simulate`: sample means with 95% confidence intervals.
+
+    Intervals are normal approximations: ``mean +- 1.96 * sd / sqrt(games)``
+    for the margin, ``p +- 1.96 * sqrt(p (1 - p) / games)`` for the rates.
+    """
+
+    rules: Rules
+    a: str
+    b: str
+    games: int
+    seed: int
+    margin: float
+    margin_ci: tuple
+    win: float
+    win_ci: tuple
+    draw: float
+    draw_ci: tuple
+    loss: float
+    loss_ci: tuple
+    seconds: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {"rules": self.rules.to_dict(), "a": self.a, "b": self.b, "games": self.games, "seed": self.seed,
+                "margin": self.margin, "margin_ci": list(self.margin_ci), "win": self.win, "win_ci": list(self.win_ci),
+                "draw": self.draw, "draw_ci": list(self.draw_ci), "loss": self.loss, "loss_ci": list(self.loss_ci),
+                "seconds": round(self.seconds, 3)}
+
+
+def _floats(pair):
+    return tuple(float(v) for v in pair)
+
+
+def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Simulation:
+    """Play ``games`` games of ``a`` (seat A) against ``b``; reproducible by ``seed``.
+
+    Built-in strategies and the equilibrium play inside numba (its
+    generator seeded with ``seed``); when a user strategy takes part, the
+    games are played from Python with ``numpy.random.default_rng(seed)``.
+
+    Raises
+    ------
+    ValueError
+        Non-positive ``games``, unknown strategies, fixed prize order.
+    """
+    _check_rules(rules)
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"games={games!r} must be a positive whole number")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed={seed!r} must be a whole number in 0..2**32-1")
+    t0 = time.perf_counter()
+    if solution is None and _needs_solution(a, b):
+        from .solution import solve
+        solution = solve(rules)
+    if solution is not None and solution.rules != rules:
+        raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
+                         f"pass a matching solution")
+    sa, sb = make_strategy(a, solution), make_strategy(b, solution)
+    if CODE_TABLE in (sa.code, sb.code):
+        margins = _simulate_python(int(games), int(seed), rules, sa, sb)
+    else:
+        margins = np.empty(int(games), np.int64)
+        e = np.zeros(0, np.int64), np.zeros((0, 13))
+        _check(_simulate(int(games), int(seed), rules.n, rules.tie == "carry", sa.code, sa.eq, *e,
+                         sb.code, sb.eq, *e, margins))
+    G = len(margins)
+    m = float(margins.mean())
+    half = 1.96 * float(margins.std(ddof=1)) / np.sqrt(G) if G > 1 else float("inf")
+
+    def rate(mask):
+        p = float(np.count_nonzero(mask)) / G
+        h = 1.96 * np.sqrt(p * (1 - p) / G)
+        return p, (p - h, p + h)
+
+    w, wci = rate(margins > 0)
+    dr, dci = rate(margins == 0)
+    lo, lci = rate(margins < 0)
+    return Simulation(rules, sa.name, sb.name, G, int(seed), m, (m - half, m + half), w, _floats(wci), dr, _floats(dci),
+                      lo, _floats(lci),
+                      time.perf_counter() - t0)

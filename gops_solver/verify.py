@@ -1,0 +1,350 @@
+"""Certify a solution: recompute stored values from the level below.
+
+Every stored value of level ``k`` is, by construction (see
+:func:`~.induction.level_kernel`), the average over the prize revealed next
+of the value of a stage game whose entries are read from level ``k - 1``.
+:func:`verify_tables` recomputes exactly that for every stored slot (or a
+seeded sample) and reports
+
+* the **residual** ``|recomputed - stored|``, which catches any value that
+  was altered after the solve (the stage games above it no longer agree);
+* the **exploitability** of the stage strategies solved on the way: for
+  each stage game with value ``v`` and optimal strategies ``x`` (A) and
+  ``y`` (B), ``max(max_i (M y)_i - v, v - min_j (x^T M)_j)``, what a player
+  gains over ``v`` by the best pure reply to the other's strategy.
+
+Slots the induction leaves empty (carries the hands cannot produce,
+differences out of reach) must be empty, and stored slots must hold a
+number: either mismatch counts as an infinite residual.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit, prange
+
+from .encoding import LUT_OFF, TOK_A, TOK_B, classes, decode, successor
+from .induction import MAXC, WORK, _is_symmetric, stage_entry
+from .stage import solve_stage
+from .tolerances import VALUE_TOL
+
+_CHUNK = 1 << 18  # slots per kernel call: bounds the scratch arrays
+
+
+@njit(parallel=True, cache=True)
+def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off,
+                   random_order, carry, win,
+                   sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
+                   cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
+                   cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev,
+                   R_k, resid_out, value_out, exploit_out, games_out):
+    """Recompute the level-k slots ``slots`` of the flat table ``R_k``.
+
+    Mirrors :func:`~.induction.level_kernel` entry by entry, so a fresh
+    table reproduces exactly. ``resid_out[i]`` receives
+    ``|recomputed - stored|`` of ``slots[i]`` (inf when a slot that must be
+    stored is empty, or an empty slot holds a value; NaN-free otherwise),
+    ``value_out[i]`` the recomputed value (NaN for an empty slot),
+    ``exploit_out[i]`` the largest stage-game exploitability met and
+    ``games_out[i]`` the number of stage games solved (all modified in place).
+    """
+    nd = 2 * dmax_k + 1
+    for i in prange(len(slots)):
+        f = slots[i]
+        # decode the flat slot: pattern block, then (set, carry, diff)
+        p_out = np.searchsorted(offset, f, side="right") - 1
+        r = f - offset[p_out]
+        nc = ncarry[p_out]
+        di = r % nd
+        r //= nd
+        ci = r % nc
+        si = r // nc
+        d = di - dmax_k
+        h = canonical[p_out]
+        u = pat_u[h]
+        tokens = np.empty(16, dtype=np.int64)
+        decode(u, pat_code[h], tokens)
+        sym = _is_symmetric(tokens, u)
+        mask = sets_k[si]
+        S = set_sum[mask] if random_order else hidden_sum_k
+        c = cvals_k[ci]
+        stored = R_k[f]
+        # the induction's rule for which slots it fills
+        expected = min_ties_k[si, ci] <= union_cap - u
+        if expected and win:
+            dlim = min(S + c, diff_reach - S - c, dmax_k)
+            expected = dlim >= 0 and -dlim <= d <= dlim
+        elif expected:
+            expected = d == 0
+        exploit_out[i] = 0.0
+        games_out[i] = 0
+        value_out[i] = np.nan
+        if not expected:
+            resid_out[i] = 0.0 if np.isnan(stored) else np.inf
+            continue
+        if np.isnan(stored):
+            resid_out[i] = np.inf
+            continue
+        if sym and d == 0:
+            value_out[i] = 0.0
+            resid_out[i] = abs(stored)  # symmetric position: value 0 (RULES.md)
+            continue
+        tmp = np.empty(16, dtype=np.int64)
+        cls_a = np.empty(MAXC, dtype=np.int64)
+        cls_b = np.empty(MAXC, dtype=np.int64)
+        na, nb = classes(tokens, u, cls_a, cls_b)
+        succ = np.empty((MAXC, MAXC), dtype=np.int64)
+        outc = np.empty((MAXC, MAXC), dtype=np.int64)
+        for a in range(na):
+            for b in range(nb):
+                succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+        M = np.empty((MAXC, MAXC), dtype=np.float64)
+        x = np.empty(MAXC, dtype=np.float64)
+        y = np.empty(MAXC, dtype=np.float64)
+        work = np.empty(WORK, dtype=np.float64)
+        acc = 0.0
+        npots = 0
+        worst = 0.0
+        bad = False
+        for q in range(len(values) if random_order else 1):
+            if random_order:
+                if not (mask >> q) & 1:
+                    continue
+                pz = values[q]
+                m2 = mask & ~(1 << q)
+                s_prev = set_rank[m2]
+                sum_prev = set_sum[m2]
+            else:
+                pz = seq_next
+                s_prev = 0
+                sum_prev = hidden_sum_k - pz
+            pot = c + pz
+            for a in range(na):
+                for b in range(nb):
+                    M[a, b] = stage_entry(k, outc[a, b], pot, d, ci, s_prev, sum_prev, succ[a, b],
+                                          random_order, carry, win, cvals_prev, dmax_prev, R_prev,
+                                          canon_prev, offset_prev, ncarry_prev, nsets_prev, 1, -1.0, 1.0)
+            v, st = solve_stage(M, na, nb, x, y, work)
+            games_out[i] += 1
+            if st != 0 or not np.isfinite(v):
+                bad = True
+                continue
+            # what each player gains over v by the best pure reply to the other
+            for a in range(na):
+                s = 0.0
+                for b in range(nb):
+                    s += M[a, b] * y[b]
+                if s - v > worst:
+                    worst = s - v
+            for b in range(nb):
+                s = 0.0
+                for a in range(na):
+                    s += x[a] * M[a, b]
+                if v - s > worst:
+                    worst = v - s
+            acc += v
+            npots += 1
+        exploit_out[i] = np.inf if bad else worst
+        if bad:
+            resid_out[i] = np.inf
+        else:
+            value_out[i] = acc / npots
+            resid_out[i] = abs(acc / npots - stored)
+
+
+@dataclass
+class VerifyResult:
+    """Outcome of :meth:`Solution.verify <gops_solver.solution.Solution.verify>`.
+
+    Attributes
+    ----------
+    ok : bool
+        Both ``max_residual`` and ``max_exploitability`` are ``<= tol``.
+    max_residual : float
+        Largest ``|recomputed - stored|`` over the checked slots (inf for a
+        slot that is empty but must be stored, or the reverse).
+    max_exploitability : float
+        Largest gain of a pure reply over a stage game's value against the
+        other player's solved strategy.
+    worst : dict or None
+        The slot of ``max_residual`` (see :func:`describe_slot`), with its
+        stored and recomputed values; None when nothing was checked.
+    worst_exploit : dict or None
+        The slot of ``max_exploitability``.
+    slots : int
+        Table slots checked (stored states and the slots that must stay empty).
+    states : int
+        Of those, the slots holding a value.
+    stage_games : int
+        Stage games solved.
+    tol : float
+    sample : int or None
+    seed : int
+    seconds : float
+    """
+
+    ok: bool
+    max_residual: float
+    max_exploitability: float
+    worst: dict | None
+    worst_exploit: dict | None
+    slots: int
+    states: int
+    stage_games: int
+    tol: float
+    sample: int | None = None
+    seed: int = 0
+    seconds: float = 0.0
+    levels: list = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (an infinite residual is written as the string ``"inf"``)."""
+        def num(v):
+            return float(v) if np.isfinite(v) else str(v)
+        return {"ok": self.ok, "max_residual": num(self.max_residual),
+                "max_exploitability": num(self.max_exploitability),
+                "worst": _jsonable(self.worst), "worst_exploit": _jsonable(self.worst_exploit),
+                "slots": self.slots, "states": self.states, "stage_games": self.stage_games,
+                "tol": self.tol, "sample": self.sample, "seed": self.seed, "seconds": round(self.seconds, 3)}
+
+
+def _jsonable(d):
+    if d is None:
+        return None
+    return {key: (val if not isinstance(val, float) or np.isfinite(val) else str(val)) for key, val in d.items()}
+
+
+def describe_slot(space, tables, k: int, f: int) -> dict:
+    """The position stored at flat slot ``f`` of level ``k``, in card terms.
+
+    The hands are one example pair with the slot's pattern: the distinct
+    values of the two hands numbered 1, 2, ... in increasing order (any
+    hands with the same order of A-only, B-only and shared values have the
+    same value). The position is *before* the next prize is revealed: ``k``
+    cards in each hand, ``prizes`` the ``k`` hidden prizes, ``carry`` the pot
+    carried from ties, ``diff`` the score A - B (0 under ``points``, whose
+    tables store the future margin alone).
+
+    Returns
+    -------
+    dict
+        ``level, slot, hand_a, hand_b, prizes, carry, diff, stored``.
+    """
+    lay = space.layouts[k]
+    p = int(np.searchsorted(lay.offset, f, side="right") - 1)
+    r = int(f - lay.offset[p])
+    nc = int(lay.ncarry[p])
+    di, r = r % lay.nd, r // lay.nd
+    ci, si = r % nc, r // nc
+    h = int(lay.canonical[p])
+    u = int(space.patterns.level_u[k][h])
+    tokens = np.empty(16, dtype=np.int64)
+    decode(u, int(space.patterns.level_code[k][h]), tokens)
+    hand_a = [i + 1 for i in range(u) if tokens[i] != TOK_B]
+    hand_b = [i + 1 for i in range(u) if tokens[i] != TOK_A]
+    if space.random_order:
+        mask = int(space.sets[k][si])
+        prizes = [int(v) for q, v in enumerate(space.prize_sets.values) if (mask >> q) & 1]
+    else:
+        L = len(space.items)
+        prizes = [int(v) for v in space.seq[L - k:]]
+    stored = float(tables[k][f])
+    return {"level": k, "slot": int(f), "hand_a": hand_a, "hand_b": hand_b, "prizes": prizes,
+            "carry": int(space.cvals[k][ci]), "diff": int(di - space.dmax[k]), "stored": stored}
+
+
+def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyResult:
+    """Recompute every stored value of ``tables`` (or a seeded sample); see module docstring.
+
+    Parameters
+    ----------
+    space : StateSpace
+    tables : list of ndarray
+        Flat level tables 0..kmax (arrays or mapped files).
+    sample : int, optional
+        Check this many slots drawn uniformly without replacement over all
+        levels 1..kmax (``numpy.random.default_rng(seed)``); all when None
+        or when at least the number of slots.
+    seed : int
+    tol : float
+        Largest residual and exploitability accepted.
+
+    Returns
+    -------
+    VerifyResult
+
+    Raises
+    ------
+    ValueError
+        If ``sample`` is not a positive whole number or ``tol`` is negative.
+    """
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
+        raise ValueError(f"sample={sample!r} must be a positive whole number of slots (or None for all)")
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol={tol!r} must be a non-negative number, e.g. 1e-9")
+    t0 = time.perf_counter()
+    kmax = space.kmax
+    sizes = np.array([space.size(k) for k in range(1, kmax + 1)], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    total = int(starts[-1])
+    if sample is not None and sample < total:
+        picked = np.sort(np.random.default_rng(seed).choice(total, size=int(sample), replace=False))
+    else:
+        picked = None
+        sample = None
+    pats = space.patterns
+    if space.random_order:
+        set_rank, set_sum, values = space.prize_sets.set_rank, space.prize_sets.set_sum, space.prize_sets.values
+    else:
+        set_rank = set_sum = np.zeros(1, np.int64)
+        values = np.zeros(0, np.int64)
+    L = len(space.items)
+    best = {"resid": (-1.0, None, 0.0), "exploit": (-1.0, None, 0.0)}
+    n_slots = n_states = n_games = 0
+    for k in range(1, kmax + 1):
+        if picked is None:
+            chunks = (np.arange(i, min(i + _CHUNK, sizes[k - 1]), dtype=np.int64)
+                      for i in range(0, int(sizes[k - 1]), _CHUNK))
+        else:
+            sel = picked[(picked >= starts[k - 1]) & (picked < starts[k])] - starts[k - 1]
+            chunks = (sel[i:i + _CHUNK] for i in range(0, len(sel), _CHUNK))
+        lay, prev = space.layouts[k], space.layouts[k - 1]
+        R_k = np.asarray(tables[k])
+        seq_next = int(space.seq[L - k]) if not space.random_order else 0
+        hidden_k = space.hidden_sum(k) if not space.random_order else 0
+        for slots in chunks:
+            if len(slots) == 0:
+                continue
+            resid = np.empty(len(slots))
+            vals = np.empty(len(slots))
+            expl = np.empty(len(slots))
+            games = np.empty(len(slots), np.int64)
+            _verify_kernel(k, slots, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k], pats.level_code[k],
+                           pats.lut, LUT_OFF, space.random_order, space.carry, space.win,
+                           space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
+                           space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k], space.diff_reach,
+                           space.cvals[k - 1], space.dmax[k - 1], np.asarray(tables[k - 1]), prev.canon,
+                           prev.offset, prev.ncarry, len(space.sets[k - 1]), R_k, resid, vals, expl, games)
+            n_slots += len(slots)
+            n_states += int(np.count_nonzero(~np.isnan(R_k[slots])))
+            n_games += int(games.sum())
+            # strict '>' keeps the lowest level on ties: a changed value shows
+            # there in full, in the levels above it only diluted
+            for name, arr in (("resid", resid), ("exploit", expl)):
+                j = int(np.argmax(arr))
+                if arr[j] > best[name][0]:
+                    best[name] = (float(arr[j]), (k, int(slots[j])), float(vals[j]))
+    worst = worst_exploit = None
+    if best["resid"][1] is not None:
+        worst = describe_slot(space, tables, *best["resid"][1])
+        worst["residual"] = best["resid"][0]
+        worst["recomputed"] = best["resid"][2]
+    if best["exploit"][1] is not None:
+        worst_exploit = describe_slot(space, tables, *best["exploit"][1])
+        worst_exploit["exploitability"] = best["exploit"][0]
+    max_r, max_e = max(best["resid"][0], 0.0), max(best["exploit"][0], 0.0)
+    return VerifyResult(bool(max_r <= tol and max_e <= tol), max_r, max_e, worst, worst_exploit,
+                        n_slots, n_states, n_games, float(tol), sample, int(seed), time.perf_counter() - t0)

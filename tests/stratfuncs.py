@@ -1,0 +1,24 @@
+"""User strategies for the tests (loaded as ``stratfuncs:NAME``)."""
+
+
+def lowest_as_list(view):
+    """The lowest card, returned as one probability per card of view.hand."""
+    return [1.0] + [0.0] * (len(view.hand) - 1)
+
+
+def lead_when_ahead(view):
+    """Uses the score: highest card when behind, lowest otherwise (diff-dependent)."""
+    card = max(view.hand) if view.diff < 0 else min(view.hand)
+    return {card: 1.0}
+
+
+def not_a_distribution(view):
+    return {view.hand[0]: 0.7}
+
+
+def foreign_card(view):
+    return {99: 1.0}
+
+
+def broken(view):
+    raise KeyError("boom")

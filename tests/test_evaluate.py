@@ -1,0 +1,232 @@
+"""Strategies, exact evaluation and simulation: hand-checked figures, the naive oracle, the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import naive
+from gops_solver import Rules, solve
+from gops_solver.cli import cli
+from gops_solver.evaluate import evaluate, simulate
+from gops_solver.strategies import HEURISTICS, View, make_strategy
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+# -- strategies ------------------------------------------------------------------
+
+def dist(name, hand, opp, pot, prizes, diff=0, n=13):
+    return make_strategy(name).distribution(View(tuple(hand), tuple(opp), pot, tuple(prizes), diff), n)
+
+
+def test_heuristic_distributions():
+    hand = (2, 4, 7, 9)
+    assert dist("uniform", hand, hand, 5, (1, 3, 6)) == {2: .25, 4: .25, 7: .25, 9: .25}
+    assert dist("highest", hand, hand, 5, (1, 3, 6)) == {2: 0, 4: 0, 7: 0, 9: 1}
+    assert dist("lowest", hand, hand, 5, (1, 3, 6)) == {2: 1, 4: 0, 7: 0, 9: 0}
+    # pot 8: 7 and 9 are equally close -> split evenly; pot 5: 4 is closest
+    assert dist("match", hand, hand, 8, (1, 3, 6)) == {2: 0, 4: 0, 7: .5, 9: .5}
+    assert dist("match", hand, hand, 5, (1, 3, 6)) == {2: 0, 4: 1, 7: 0, 9: 0}
+    assert dist("match+1", hand, hand, 5, (1, 3, 6)) == {2: 0, 4: 0, 7: 1, 9: 0}  # target 6
+    assert dist("match+1", hand, hand, 7, (1, 3, 6)) == {2: 0, 4: 0, 7: .5, 9: .5}  # target 8
+    assert dist("match", hand, hand, 20, (1, 3, 6)) == {2: 0, 4: 0, 7: 0, 9: 1}  # carried pot above every card
+    # proportional: hidden prizes below pot 5 are 1 and 3 -> rank 2 -> third lowest card, 7
+    assert dist("proportional", hand, hand, 5, (1, 3, 6)) == {2: 0, 4: 0, 7: 1, 9: 0}
+    assert dist("proportional", hand, hand, 1, (3, 5, 6)) == {2: 1, 4: 0, 7: 0, 9: 0}
+    assert dist("proportional", hand, hand, 12, (3, 5, 6)) == {2: 0, 4: 0, 7: 0, 9: 1}
+
+
+def test_equilibrium_strategy_matches_query():
+    sol = solve(Rules(5, "carry", "win"))
+    s = make_strategy("equilibrium", sol)
+    q = sol.query((1, 3, 5), (2, 3, 4), 5, (1, 4), diff=-2)
+    got = s.distribution(View((1, 3, 5), (2, 3, 4), 5, (1, 4), -2), 5)
+    assert got == pytest.approx(q.strategy_a, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec,msg", [("bogus", "unknown strategy"), ("", "not a name"),
+                                      ("equilibrium", "needs a solution"),
+                                      ("no_such_module_xyz:f", "cannot import"),
+                                      ("stratfuncs:missing", "has no function")])
+def test_make_strategy_errors(spec, msg):
+    with pytest.raises(ValueError, match=msg):
+        make_strategy(spec)
+
+
+@pytest.mark.parametrize("fn,msg", [("not_a_distribution", "sum to 1"), ("foreign_card", "not in its hand"),
+                                    ("broken", "raised KeyError")])
+def test_user_strategy_output_is_validated(fn, msg):
+    with pytest.raises(ValueError, match=msg):
+        dist(f"stratfuncs:{fn}", (1, 2), (1, 2), 3, (4,))
+
+
+# -- exact evaluation: hand-checked -------------------------------------------------
+
+def test_two_cards_by_hand():
+    # n = 2, carry, points. Prize p first, q = 3 - p second.
+    # Equilibrium stage game at the start, rows A bids 1,2, columns B bids 1,2:
+    #   [[0, q - p], [p - q, 0]]  (a tie on p carries it into a tied last round: 0)
+    # p = 2: bid 2 is dominant for both; p = 1: bid 1 -> the equilibrium bids the prize.
+    # highest vs equilibrium: p = 2: 2 vs 2, 0;  p = 1: 2 vs 1 wins 1, then 1 vs 2 loses 2: -1.
+    #   margin -1/2, draw 1/2, loss 1/2.
+    # Best reply to highest: p = 2: B ties (0) rather than lets A win 2 and lose 1 (+1);
+    #   p = 1: B bids 1 (-1). Value -1/2, exploitability 1/2.
+    r = Rules(2, "carry", "points")
+    e = evaluate("highest", r)
+    assert e.vs_opponent.margin == pytest.approx(-0.5)
+    assert (e.vs_opponent.win, e.vs_opponent.draw, e.vs_opponent.loss) == pytest.approx((0, .5, .5))
+    assert e.exploitability == pytest.approx(0.5)
+    # uniform vs best reply: p = 2: B bids 2: A 1 loses 2 then wins 1 (-1), A 2 ties (0): -1/2;
+    #   (B bids 1 would give +1/2). p = 1: B bids 1: A 1 ties (0), A 2 wins 1 loses 2 (-1): -1/2.
+    u = evaluate("uniform", r)
+    assert u.vs_best_response.margin == pytest.approx(-0.5) and u.exploitability == pytest.approx(0.5)
+    # uniform vs equilibrium plays the same replies (B bids the prize): margins -1, 0, 0, -1
+    assert (u.vs_opponent.margin, u.vs_opponent.draw, u.vs_opponent.loss) == pytest.approx((-0.5, .5, .5))
+
+
+@pytest.mark.parametrize("tie,margin,wdl", [("carry", -2.0, (0, 1 / 3, 2 / 3)), ("discard", 0.0, (.5, 0, .5))])
+def test_three_cards_highest_vs_lowest_by_hand(tie, margin, wdl):
+    # A bids 3, 2, 1; B bids 1, 2, 3: A wins round 1, round 2 ties, B wins round 3.
+    # carry: margin p1 - (p2 + p3) = 2 p1 - 6 over p1 = 1, 2, 3: -4, -2, 0 -> mean -2.
+    # discard: margin p1 - p3 over the 6 orders: -1, -2, 1, -1, 2, 1 -> mean 0, 3 wins, 3 losses.
+    e = evaluate("highest", Rules(3, tie, "points"), against="lowest")
+    assert e.vs_opponent.margin == pytest.approx(margin)
+    assert (e.vs_opponent.win, e.vs_opponent.draw, e.vs_opponent.loss) == pytest.approx(wdl)
+
+
+# -- exact evaluation: properties and the naive oracle ---------------------------------------
+
+@pytest.mark.parametrize("rules", [Rules(4, "carry", "points"), Rules(4, "discard", "win"),
+                                   Rules(5, "carry", "win"), Rules(5, "discard", "points")])
+def test_equilibrium_against_itself(rules):
+    sol = solve(rules)
+    e = evaluate("equilibrium", rules, "equilibrium", solution=sol)
+    assert e.vs_opponent.value == pytest.approx(sol.value, abs=1e-9)
+    assert abs(e.exploitability) <= 1e-9
+    assert e.vs_opponent.win == pytest.approx(e.vs_opponent.loss, abs=1e-9)  # symmetric game
+    # the equilibrium concedes nothing to any heuristic, and a best reply does at least as well
+    for h in HEURISTICS:
+        f = evaluate(h, rules, solution=sol)
+        assert f.vs_opponent.value <= 1e-9
+        assert f.vs_best_response.value <= f.vs_opponent.value + 1e-9
+        assert f.exploitability >= -1e-12
+
+
+def _oracle_strategy(name):
+    # independent plain-Python versions of the built-ins (module docstring of strategies.py)
+    def f(hand, opp, pot, hidden, diff):
+        if name == "uniform":
+            return {c: 1 / len(hand) for c in hand}
+        if name in ("highest", "lowest"):
+            return {(max if name == "highest" else min)(hand): 1.0}
+        if name in ("match", "match+1"):
+            t = pot + (name == "match+1")
+            best = min(abs(c - t) for c in hand)
+            near = [c for c in hand if abs(c - t) == best]
+            return {c: 1 / len(near) for c in near}
+        rank = sum(1 for p in hidden if p < pot)
+        return {sorted(hand)[rank]: 1.0}
+    return f
+
+
+@pytest.mark.parametrize("tie", ["carry", "discard"])
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_against_naive_oracle(tie, objective):
+    n = 4
+    rules = Rules(n, tie, objective)
+    for a, b in [("uniform", "match"), ("proportional", "match+1"), ("highest", "uniform"), ("lowest", "match")]:
+        e = evaluate(a, rules, against=b)
+        want = naive.play_distribution(n, tie, _oracle_strategy(a), _oracle_strategy(b))
+        got = e.vs_opponent.distribution
+        assert set(got) == {m for m, p in want.items() if p > 0}
+        for m, p in want.items():
+            assert got.get(m, 0.0) == pytest.approx(p, abs=1e-12)
+        br = naive.best_response_value(n, tie, objective, _oracle_strategy(a))
+        assert e.vs_best_response.value == pytest.approx(br, abs=1e-12)
+        assert e.exploitability == pytest.approx(-br, abs=1e-12)
+
+
+def test_user_strategies_through_the_table_path():
+    rules = Rules(4, "carry", "win")
+    sol = solve(rules)
+    built = evaluate("lowest", rules, solution=sol)
+    user = evaluate("stratfuncs:lowest_as_list", rules, solution=sol)
+    assert user.vs_opponent.to_dict() == pytest.approx(built.vs_opponent.to_dict(), abs=1e-12)
+    assert user.exploitability == pytest.approx(built.exploitability, abs=1e-12)
+    # a diff-dependent user strategy: its best response must track the score
+    e = evaluate("stratfuncs:lead_when_ahead", Rules(4, "carry", "points"), against="uniform")
+    naive_s = lambda h, o, pot, hid, d: {(max(h) if d < 0 else min(h)): 1.0}  # noqa: E731
+    assert e.vs_best_response.value == pytest.approx(naive.best_response_value(4, "carry", "points", naive_s))
+
+
+def test_evaluate_errors():
+    with pytest.raises(ValueError, match="random prize order"):
+        evaluate("match", Rules(4, order="ascending"))
+    with pytest.raises(ValueError, match="solution is for"):
+        evaluate("equilibrium", Rules(4), solution=solve(Rules(4, "discard")))
+
+
+# -- simulation ------------------------------------------------------------------------
+
+def test_simulation_is_seeded_and_agrees_with_exact_figures():
+    rules = Rules(5, "carry", "points")
+    sol = solve(rules)
+    exact = evaluate("match", rules, against="equilibrium", solution=sol).vs_opponent
+    sim = simulate("match", "equilibrium", rules, 40_000, seed=11, solution=sol)
+    assert sim.to_dict() == {**simulate("match", "equilibrium", rules, 40_000, seed=11, solution=sol).to_dict(),
+                             "seconds": sim.to_dict()["seconds"]}
+    assert simulate("match", "equilibrium", rules, 1000, seed=12, solution=sol).margin != \
+        simulate("match", "equilibrium", rules, 1000, seed=11, solution=sol).margin
+    for name in ("margin", "win", "draw", "loss"):
+        lo, hi = getattr(sim, name + "_ci")
+        assert lo <= getattr(exact, name) <= hi, name
+    # the intervals are not vacuous: about 1.96 standard errors wide
+    assert sim.win_ci[1] - sim.win_ci[0] < 0.02
+
+
+def test_python_simulation_path_seeded():
+    rules = Rules(4, "discard", "points")
+    a = simulate("stratfuncs:lowest_as_list", "match", rules, 3000, seed=5)
+    b = simulate("stratfuncs:lowest_as_list", "match", rules, 3000, seed=5)
+    assert (a.margin, a.win, a.draw) == (b.margin, b.win, b.draw)
+    exact = evaluate("lowest", rules, against="match").vs_opponent
+    assert a.margin_ci[0] <= exact.margin <= a.margin_ci[1]
+
+
+# -- command line -----------------------------------------------------------------------
+
+def test_cli_evaluate_and_simulate(tmp_path):
+    path = tmp_path / "s4.gops"
+    solve(Rules(4, "discard", "points"), out=path)
+    r = run("evaluate", "--strategy", "match", "-n", 4, "--tie", "discard", "--solution", path, "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["strategy"] == "match" and data["against"] == "equilibrium" and data["exploitability"] > 0
+    text = run("evaluate", "--strategy", "uniform", "--against", "highest", "-n", 3)
+    assert text.exit_code == 0 and "exploitability" in text.output
+    s = run("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 500, "--seed", 3, "--json")
+    assert s.exit_code == 0
+    sd = json.loads(s.output)
+    assert sd["games"] == 500 and sd["win"] + sd["draw"] + sd["loss"] == pytest.approx(1)
+    c = run("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 500, "--seed", 3, "--csv")
+    head, row = c.output.strip().split("\n")
+    assert dict(zip(head.split(","), row.split(",")))["margin"] == f"{sd['margin']:.6g}"
+
+
+@pytest.mark.parametrize("args", [
+    ("evaluate", "--strategy", "nope", "-n", 4),
+    ("evaluate", "--strategy", "match"),
+    ("evaluate", "--strategy", "match", "-n", 14),
+    ("evaluate", "--strategy", "stratfuncs:broken", "-n", 3),
+    ("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 0),
+    ("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 5, "--json", "--csv"),
+    ("simulate", "--a", "match", "--b", "x:y", "-n", 4, "--games", 5),
+])
+def test_cli_errors_are_one_line(args):
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("error:") and r.output.count("\n") == 1
