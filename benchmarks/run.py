@@ -1,7 +1,8 @@
 """The benchmark suite: one command, one table.
 
     python benchmarks/run.py                # the quick suite (n = 4..9, a few minutes)
-    python benchmarks/run.py --suite full   # the full-deck targets (about an hour)
+    python benchmarks/run.py --suite targets  # the full-deck targets (about 15 minutes)
+    python benchmarks/run.py --suite large    # the largest games that fit (hours)
     python benchmarks/run.py --suite NAME --out table.md
 
 Every solve runs in a fresh Python process so its wall time includes start-up
@@ -30,23 +31,43 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITES = {
     "quick": [(n, "carry", "points") for n in range(4, 10)] + [(n, "discard", "points") for n in range(4, 10)]
              + [(8, "carry", "win"), (9, "discard", "win")],
-    "full": [(9, "discard", "win"), (10, "discard", "win"), (8, "carry", "win"), (11, "carry", "points"),
-             (13, "discard", "points")],
+    "targets": [(9, "discard", "win"), (10, "discard", "win"), (8, "carry", "win"), (11, "carry", "points"),
+                (13, "discard", "points")],
+    "large": [(11, "discard", "win"), (12, "carry", "points"), (13, "carry", "points")],
     "win": [(n, "discard", "win") for n in (9, 10, 11)],
 }
 
 
 def _child(spec: str) -> None:
-    """Solve one case in this process and print one JSON line (internal)."""
+    """Solve one case in this process and print one JSON line (internal).
+
+    The solve streams its levels to a solution file (as ``gops solve --out``
+    does), then the file is opened and queried at a state with all but one
+    card left, whose stage game reads the second-largest level.
+    """
     import resource
+    import shutil
     n, tie, objective = spec.split(":")
+    n = int(n)
+    folder = tempfile.mkdtemp(prefix="gops-bench-")
     t0 = time.perf_counter()
-    from gops_solver import Rules, solve
-    sol = solve(Rules(int(n), tie, objective))
+    from gops_solver import Rules, load, solve
+    sol = solve(Rules(n, tie, objective), out=os.path.join(folder, "s.gops"))
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"n": int(n), "tie": tie, "objective": objective, "value": sol.value, "states": sol.states,
-                      "stage_games": sol.stage_games, "solve_s": sol.seconds, "wall_s": wall, "peak_bytes": peak}))
+    t1 = time.perf_counter()
+    stored = load(os.path.join(folder, "s.gops"))
+    t2 = time.perf_counter()
+    if n >= 2:  # A holds 2..n, B holds 1..n-1, the A is revealed, 3..n hidden
+        q = stored.query(range(2, n + 1), range(1, n), pot=1, prizes=range(3, n + 1))
+    else:
+        q = stored.query([1], [1], pot=1)
+    t3 = time.perf_counter()
+    size = os.path.getsize(os.path.join(folder, "s.gops"))
+    shutil.rmtree(folder)
+    print(json.dumps({"n": n, "tie": tie, "objective": objective, "value": sol.value, "states": sol.states,
+                      "stage_games": sol.stage_games, "solve_s": sol.seconds, "wall_s": wall, "peak_bytes": peak,
+                      "file_bytes": size, "load_s": t2 - t1, "query_ms": (t3 - t2) * 1e3, "query_value": q.value}))
 
 
 def run_case(n, tie, objective, env=None) -> dict:
@@ -103,13 +124,14 @@ def main(argv=None):
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="gops-numba-")
     lines = [f"benchmark `{args.suite}` on {datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, "
              f"Python {platform.python_version()}", "",
-             "| rules | n | states | stage games | wall s | solve s | peak MB | stage games/s |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| rules | n | states | stage games | wall s | peak MB | stage games/s | file MB | load s | query ms |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
     for n, tie, objective in SUITES[args.suite]:
         r = run_case(n, tie, objective, env)
         line = (f"| {tie} {objective} | {n} | {r['states']:,} | {r['stage_games']:,} | {r['wall_s']:.2f} | "
-                f"{r['solve_s']:.2f} | {r['peak_bytes'] / 2**20:,.0f} | {r['stage_games'] / max(r['solve_s'], 1e-9):,.0f} |")
+                f"{r['peak_bytes'] / 2**20:,.0f} | {r['stage_games'] / max(r['solve_s'], 1e-9):,.0f} | "
+                f"{r['file_bytes'] / 2**20:,.1f} | {r['load_s']:.2f} | {r['query_ms']:.1f} |")
         lines.append(line)
         print(line, flush=True)
     s = stage_ratio()

@@ -485,9 +485,10 @@ def main():
     cli()
 
 
-#: measured solve throughput on the reference machine (2 cores), stage games per second;
-#: see the benchmark table in README.md. Used only for time projections.
-_GAMES_PER_SECOND = {"points": 1.0e6, "win": 2.0e6}
+#: solve throughput measured on the reference machine (2 cores), stage games per second:
+#: 2.3-3.4 million in the benchmark table of README.md (with other jobs running), 5.5
+#: million for n=9 discard win alone. Used only for time projections, so the low end.
+_GAMES_PER_SECOND = {"points": 2.5e6, "win": 2.5e6}
 
 
 @cli.command()
