@@ -78,6 +78,14 @@ def _match_options(f):
     return f
 
 
+def _advance(bar, games, done):
+    if done:  # a resumed solve: count the finished levels without skewing the rate and ETA
+        bar.initial = bar.n = games
+        bar.refresh()
+    else:
+        bar.update(games)
+
+
 def _progress_bar(total, quiet):
     """A tqdm bar with ETA on stderr for long solves; None for short ones."""
     if quiet or total < _PROGRESS_MIN_GAMES:
@@ -116,7 +124,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
                                f"has {ram / 2**30:.1f} GiB: see gops info, choose fewer cards")
     bar = _progress_bar(work["total_games"], quiet)
     try:
-        sol = solve_rules(rules, progress=(lambda level, g: bar.update(g)) if bar else None,
+        sol = solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None,
                           stage_solver=stage_solver, out=out, resume=resume)
     except KeyboardInterrupt:
         if bar:

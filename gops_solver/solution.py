@@ -413,7 +413,9 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         held: this is how large games fit. The returned solution is mapped
         from ``out``.
     resume : bool
-        With ``out``: continue from the checkpoints of an interrupted solve.
+        With ``out``: continue from the checkpoints of an interrupted solve;
+        ``progress`` is first called as ``progress(level, games, done=True)``
+        with the work the checkpoints already hold.
 
     Returns
     -------
@@ -440,7 +442,7 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         ckpt.start()
     stats = dict(done)
     if progress is not None and done:
-        progress(len(start) - 1, sum(s["games"] for s in done.values()))  # work already done
+        progress(len(start) - 1, sum(s["games"] for s in done.values()), done=True)  # work already done
 
     def on_level(k, table):
         stats[k] = {"games": level_games[0], "states": _count_states(table, space, k)}
