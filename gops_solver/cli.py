@@ -211,51 +211,100 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 @_rules_options(None)
 @click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
               help="a file written by gops solve --out (its rules are played)")
-@click.option("--seed", type=int, default=None, help="seed of the prize shuffle and of B's draws [random]")
+@click.option("--seed", type=int, default=None, help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
-def play(cards, tie, objective, order, solution, seed, hint):
-    """Play a game as A against the equilibrium (B). Type a card each round."""
+@_match_options
+def play(cards, tie, objective, order, solution, seed, hint, match, draw):
+    """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
     import numpy as np
-    from .play import Opponent, deal, needs_full_solve
+    from .play import Match, Opponent, deal, needs_full_solve
     from .solution import load, projected_work, solve as solve_rules
     if solution is not None:
         sol = load(solution)
-        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order)) if v is not None}
+        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order),
+                                   ("match", match), ("draw", draw)) if v is not None}
         if given and Rules(**{**sol.rules.to_dict(), **given}) != sol.rules:
             raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
                              f"or use a matching file")
         rules = sol.rules
     else:
-        rules = _make_rules(cards, tie, objective, order)
+        rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
         sol = None
-        if needs_full_solve(rules):
+        if rules.match != "single":
+            # every game of a match is played with what its end is worth to the match: solve it all once
+            click.echo(f"solving the {rules.match} match once"
+                       + (f" (draws {'replayed' if rules.draw == 'replay' else 'count half'})" if rules.best_of else "")
+                       + "...", err=True)
+            sol = solve_rules(rules)
+        elif needs_full_solve(rules):
             seconds = projected_work(rules)["total_games"] / _GAMES_PER_SECOND[rules.objective]
             click.echo(f"solving the whole game once (about {_duration(seconds)})...", err=True)
             sol = solve_rules(rules)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(seed)
-    game = deal(rules, rng)
     opp = Opponent(rules, sol)
-    unit = "expected points" if rules.objective == "points" else "P(win) - P(loss)"
+    m = Match(rules)
+    single = rules.match == "single"
+    if single:
+        unit = "expected points" if rules.objective == "points" else "P(win) - P(loss)"
+    elif rules.match == "session" and rules.objective == "points":
+        unit = "expected session margin"
+    else:
+        unit = "P(win match) - P(lose match)"
     click.echo(f"gops play  {rules.describe()}  seed {seed}")
     click.echo("You are A; the equilibrium is B. Type a card (number or A, J, Q, K); Ctrl-D ends.")
     given_up = 0.0
+    while not m.over:
+        game = deal(rules, rng)  # a fresh deal each game, from the one seeded generator
+        if not single:
+            click.echo("")
+            click.echo(f"=== Game {m.game} of the {_match_name(rules)}: match score {_match_score(m)} ===")
+        lost, stop = _play_game(game, opp, rng, hint, m.position())
+        given_up += lost
+        if stop is not None:
+            where = f"game abandoned in round {game.round}" if single else \
+                f"match abandoned in game {m.game}, round {game.round}"
+            click.echo(f"\n{stop}: {where} (score you {game.score_a} - me {game.score_b})")
+            return 0 if stop == "end of input" else 130
+        d = game.diff
+        outcome = m.record(game)
+        result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
+        click.echo("")
+        if single:
+            click.echo(f"final score      you {game.score_a} - me {game.score_b}: {result}")
+        else:
+            replay = " (replayed: a draw does not count)" if outcome == 0 and rules.best_of \
+                and rules.draw == "replay" else ""
+            click.echo(f"game {m.game - 1} over      you {game.score_a} - me {game.score_b}: {result}{replay}; "
+                       f"match score {_match_score(m)}")
+    if not single:
+        res = m.result
+        verdict = "you win the match" if res > 0 else ("I win the match" if res < 0 else "the match is shared")
+        click.echo("")
+        click.echo(f"match result     {verdict}, {_match_score(m)}")
+        games = ", ".join(f"{a}-{b}" for a, b in m.results)
+        click.echo(f"games            {len(m.results)} ({games})"
+                   + (f", {m.replays} drawn and replayed" if m.replays else ""))
+    click.echo(f"value given up   {given_up:.4f} in total ({unit})")
+    return 0
+
+
+def _play_game(game, opp, rng, hint, position):
+    """Play one game at the prompt: (value given up, None) or (so far, why it stopped)."""
+    rules = game.rules
+    given_up = 0.0
     while not game.over:
-        res = opp.query(game)
+        res = opp.query(game, position)
         _show_round(game, rules)
         if hint:
             click.echo(f"  hint            {_dist(res.strategy_a)}")
         try:
             bid = _ask_bid(game)
         except EOFError:
-            click.echo(f"\nend of input: game abandoned in round {game.round} "
-                       f"(score you {game.score_a} - me {game.score_b})")
-            return 0
+            return given_up, "end of input"
         except KeyboardInterrupt:
-            click.echo(f"\ninterrupted: game abandoned in round {game.round} "
-                       f"(score you {game.score_a} - me {game.score_b})")
-            return 130
+            return given_up, "interrupted"
         mine = opp.draw(res.strategy_b, rng)
         r = game.play(bid, mine)
         lost = res.value_given_up(bid)
@@ -265,12 +314,20 @@ def play(cards, tie, objective, order, solution, seed, hint):
         click.echo(f"  equilibrium     {_dist(res.strategy_a)}")
         why = "in the equilibrium's support" if lost == 0.0 else "outside the equilibrium's support"
         click.echo(f"  value given up  {lost:.4f} ({format_card(bid)} is {why})")
-    d = game.diff
-    result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
-    click.echo("")
-    click.echo(f"final score      you {game.score_a} - me {game.score_b}: {result}")
-    click.echo(f"value given up   {given_up:.4f} in total ({unit})")
-    return 0
+    return given_up, None
+
+
+def _match_name(rules) -> str:
+    if rules.match == "session":
+        return "session (3 games, totals summed)"
+    return f"{rules.match} match (draws {'replayed' if rules.draw == 'replay' else 'count half'})"
+
+
+def _match_score(m) -> str:
+    """The match score as a person reads it: summed totals of a session, games won of a best-of."""
+    if m.rules.match == "session":
+        return f"you {m.total_a} - me {m.total_b} (totals)"
+    return f"you {m.wins_a:g} - me {m.wins_b:g} (games won)"
 
 
 def _show_round(game, rules):

@@ -6,7 +6,9 @@ a tie carries it (``carry``, except in the last round, where it is
 discarded) or discards it (``discard``). :class:`Game` applies them and
 keeps the record a person sees; :class:`Opponent` answers, for any decision
 state, the equilibrium (value, both strategies, the stage matrix) and draws
-B's bid from it. ``gops play`` (cli.py) only reads bids and prints.
+B's bid from it. :class:`Match` keeps the score between the games of a
+match (RULES.md "Match formats"). ``gops play`` (cli.py) only reads bids and
+prints.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rules import Rules, validate_state
+from .rules import SESSION_GAMES, Rules, validate_state
 from .solution import QueryResult, Solution, query_state
 
 #: Largest deck for which each round's stage game is solved from its sub-game
@@ -185,6 +187,109 @@ def deal(rules: Rules, rng: np.random.Generator) -> Game:
     return Game(rules, order)
 
 
+@dataclass
+class Match:
+    """The score between the games of a match, and when it ends (RULES.md "Match formats").
+
+    - ``single``: one game.
+    - ``session``: 3 games; the totals are summed and the larger cumulative
+      total takes the match (equal totals share it).
+    - ``best-of-N``: games won count; the match ends when a player has won a
+      majority of N. A drawn game is replayed (``draw="replay"``: the match
+      score stays and the game does not count) or counts half a game to each
+      (``draw="half"``: at most N games; equal after N games is a drawn match).
+
+    Attributes
+    ----------
+    rules : Rules
+    results : list of (int, int)
+        Final scores (A, B) of the games played, replayed draws included.
+    total_a, total_b : int
+        Summed scores of all games played.
+    wins_a, wins_b : float
+        Games won (halves for draws under ``draw="half"``).
+    """
+
+    rules: Rules
+    results: list = field(init=False, default_factory=list)
+    total_a: int = field(init=False, default=0)
+    total_b: int = field(init=False, default=0)
+    wins_a: float = field(init=False, default=0.0)
+    wins_b: float = field(init=False, default=0.0)
+
+    @property
+    def game(self) -> int:
+        """1-based number of the next game (replayed draws count as games)."""
+        return len(self.results) + 1
+
+    @property
+    def diff(self) -> int:
+        """Summed score difference A - B of the games played."""
+        return self.total_a - self.total_b
+
+    @property
+    def replays(self) -> int:
+        """Drawn games that were replayed (best-of with ``draw="replay"``)."""
+        if not self.rules.best_of or self.rules.draw != "replay":
+            return 0
+        return sum(a == b for a, b in self.results)
+
+    @property
+    def over(self) -> bool:
+        """True once the match is decided or every game has been played."""
+        r = self.rules
+        if r.match == "single":
+            return len(self.results) >= 1
+        if r.match == "session":
+            return len(self.results) >= SESSION_GAMES
+        N = r.best_of
+        if r.draw == "replay":
+            return max(self.wins_a, self.wins_b) >= N // 2 + 1
+        # half: the majority of N points decides; after N games it is over either way
+        return max(self.wins_a, self.wins_b) > N / 2 or self.wins_a + self.wins_b >= N
+
+    @property
+    def result(self) -> int:
+        """+1 A takes the match, -1 B takes it, 0 shared (meaningful once :attr:`over`)."""
+        if self.rules.best_of:
+            return int(np.sign(self.wins_a - self.wins_b))
+        return int(np.sign(self.diff))
+
+    def position(self) -> dict:
+        """``game`` and ``match_score`` of the next game, as :meth:`Solution.query` takes them."""
+        r = self.rules
+        if r.match == "single":
+            return {}
+        if r.match == "session":
+            return {"game": self.game, "match_score": self.diff}
+        return {"game": self.game, "match_score": (self.wins_a, self.wins_b)}
+
+    def record(self, game: "Game") -> int:
+        """Add a finished game; returns its outcome for A (+1, -1, 0).
+
+        Raises
+        ------
+        ValueError
+            If the game is not over or the match already is.
+        """
+        if not game.over:
+            raise ValueError(f"game {self.game} is not over: play its last round first")
+        if self.over:
+            raise ValueError("the match is over: start a new one")
+        self.results.append((game.score_a, game.score_b))
+        self.total_a += game.score_a
+        self.total_b += game.score_b
+        outcome = int(np.sign(game.diff))
+        if outcome > 0:
+            self.wins_a += 1
+        elif outcome < 0:
+            self.wins_b += 1
+        elif self.rules.draw == "half":
+            self.wins_a += 0.5
+            self.wins_b += 0.5
+        return outcome
+
+
 class Opponent:
     """The equilibrium as a player: queries stage games and draws B's bids.
 
@@ -202,13 +307,24 @@ class Opponent:
         self.rules, self.solution = rules, solution
         self._cache = {}
 
-    def query(self, game: Game) -> QueryResult:
-        """Value, both optimal strategies and the stage game at ``game``'s current state."""
+    def query(self, game: Game, position: dict | None = None) -> QueryResult:
+        """Value, both optimal strategies and the stage game at ``game``'s current state.
+
+        ``position`` is the match position of the game (``game`` and
+        ``match_score``, see :meth:`Match.position`); a match needs the
+        solution of the whole match, and its values are match values.
+        """
         st = game.state()
-        key = (tuple(st.hand_a), tuple(st.hand_b), st.pot, st.prizes, st.diff)
+        position = position or {}
+        key = (tuple(st.hand_a), tuple(st.hand_b), st.pot, st.prizes, st.diff,
+               tuple(sorted((k, str(v)) for k, v in position.items())))
         if key not in self._cache:
             sol = self.solution
-            if sol is None:
+            if self.rules.match != "single":
+                if sol is None:
+                    raise ValueError(f"a {self.rules.match} match needs its solution: solve(rules) first")
+                self._cache[key] = sol.query(st.hand_a, st.hand_b, st.pot, st.prizes, st.diff, **position)
+            elif sol is None:
                 self._cache[key] = query_state(self.rules, st)
             else:
                 self._cache[key] = query_state(self.rules, st, sol.space, sol.tables)

@@ -221,3 +221,187 @@ def test_play_from_a_solution_file_and_up_front_solve(tmp_path, monkeypatch):
 def test_play_needs_cards():
     r = run(["play"], "")
     assert r.exit_code == 2 and "missing --cards" in r.output
+
+
+# -- matches (RULES.md "Match formats") ---------------------------------------------------
+
+from gops_solver.play import Match  # noqa: E402
+
+
+# prizes 1, 2, 3 in ascending order: these bids give A 5 - 1, 1 - 5, 3 - 3, 0 - 0
+WIN, LOSS, DRAW, TIES = ((1, 2, 3), (3, 1, 2)), ((3, 1, 2), (1, 2, 3)), ((2, 3, 1), (1, 2, 3)), ((1, 2, 3),) * 2
+
+
+def _finished(rules, bids_a, bids_b):
+    """A game of ``rules`` in public order with the given bids."""
+    g = Game(rules, rules.sequence)
+    for a, b in zip(bids_a, bids_b):
+        g.play(a, b)
+    return g
+
+
+def test_match_session_sums_totals_over_three_games():
+    rules = Rules(3, "carry", "win", "ascending", match="session")
+    m = Match(rules)
+    assert m.position() == {"game": 1, "match_score": 0} and not m.over
+    assert m.record(_finished(rules, *LOSS)) == -1
+    assert (m.total_a, m.total_b, m.position()) == (1, 5, {"game": 2, "match_score": -4})
+    assert m.record(_finished(rules, *DRAW)) == 0
+    assert (m.total_a, m.total_b, m.diff, m.game) == (4, 8, -4, 3) and not m.over
+    assert m.record(_finished(rules, *WIN)) == 1  # game 3 won, but the totals decide: 9 - 9
+    assert m.over and m.results == [(1, 5), (3, 3), (5, 1)] and (m.total_a, m.total_b) == (9, 9)
+    assert m.result == 0 and m.replays == 0
+    with pytest.raises(ValueError, match="match is over"):
+        m.record(_finished(rules, *TIES))
+    with pytest.raises(ValueError, match="not over"):
+        Match(rules).record(Game(rules, rules.sequence))
+    m = Match(rules)
+    for bids in (WIN, TIES, LOSS):  # 5 - 1, 0 - 0, 1 - 5 ...
+        m.record(_finished(rules, *bids))
+    assert (m.total_a, m.total_b, m.result) == (6, 6, 0)
+    m = Match(rules)
+    for bids in (LOSS, WIN, WIN):  # lost game 1, the summed total wins: 11 - 7
+        m.record(_finished(rules, *bids))
+    assert (m.total_a, m.total_b, m.result) == (11, 7, 1)
+
+
+def test_match_best_of_three_half_draws_and_majority():
+    rules = Rules(3, "carry", "win", "ascending", match="best-of-3", draw="half")
+    m = Match(rules)
+    assert m.record(_finished(rules, *TIES)) == 0
+    assert (m.wins_a, m.wins_b, m.position()) == (0.5, 0.5, {"game": 2, "match_score": (0.5, 0.5)})
+    m.record(_finished(rules, *WIN))
+    assert (m.wins_a, m.wins_b) == (1.5, 0.5) and not m.over  # 1.5 is no majority of 3: B can still share
+    m.record(_finished(rules, *WIN))
+    assert (m.wins_a, m.wins_b) == (2.5, 0.5) and m.over and m.result == 1
+    m = Match(rules)
+    m.record(_finished(rules, *WIN))
+    m.record(_finished(rules, *WIN))
+    assert m.over and m.game == 3 and (m.wins_a, m.wins_b) == (2, 0)  # 2 - 0: the third is not played
+    m = Match(rules)
+    m.record(_finished(rules, *LOSS))
+    m.record(_finished(rules, *DRAW))
+    assert not m.over and (m.wins_a, m.wins_b) == (0.5, 1.5)  # 1.5 is not a majority of 3: A can still share
+    m.record(_finished(rules, *WIN))
+    assert m.over and (m.wins_a, m.wins_b) == (1.5, 1.5) and m.result == 0 and m.game == 4
+
+
+def test_match_best_of_replay_does_not_count_draws():
+    rules = Rules(3, "carry", "win", "ascending", match="best-of-3", draw="replay")
+    m = Match(rules)
+    m.record(_finished(rules, *DRAW))  # a draw: replayed
+    assert (m.wins_a, m.wins_b, m.game, m.replays) == (0, 0, 2, 1)
+    assert m.position() == {"game": 2, "match_score": (0, 0)}
+    m.record(_finished(rules, *WIN))
+    m.record(_finished(rules, *TIES))
+    assert not m.over and (m.wins_a, m.wins_b) == (1, 0)
+    m.record(_finished(rules, *LOSS))
+    m.record(_finished(rules, *WIN))
+    assert m.over and m.result == 1 and m.game == 6 and m.replays == 2 and (m.wins_a, m.wins_b) == (2, 1)
+    five = Match(Rules(3, "carry", "win", "ascending", match="best-of-5"))
+    for bids in (WIN, WIN, LOSS):
+        five.record(_finished(five.rules, *bids))
+    assert not five.over
+    five.record(_finished(five.rules, *WIN))
+    assert five.over and five.result == 1
+    single = Match(Rules(3, order="ascending"))
+    assert single.position() == {} and not single.over
+    single.record(_finished(single.rules, *TIES))
+    assert single.over
+
+
+@pytest.mark.parametrize("match, draw, n", [("session", "replay", 3), ("best-of-3", "half", 4)])
+def test_opponent_queries_the_match_position(match, draw, n):
+    rules = Rules(n, "carry", "win", match=match, draw=draw)
+    sol = solve(rules)
+    opp, rng, m = Opponent(rules, sol), np.random.default_rng(7), Match(rules)
+    while not m.over:
+        g = deal(rules, rng)
+        pos = m.position()
+        while not g.over:
+            q = opp.query(g, pos)
+            st = g.state()
+            expect = sol.query(st.hand_a, st.hand_b, st.pot, st.prizes, st.diff, **pos)
+            assert q.value == pytest.approx(expect.value, abs=1e-12) and q.strategy_b == expect.strategy_b
+            g.play(int(rng.choice(g.hand_a)), opp.draw(q.strategy_b, rng))
+        m.record(g)
+    with pytest.raises(ValueError, match="needs its solution"):
+        Opponent(rules).query(deal(rules, rng), {"game": 1, "match_score": 0})
+
+
+GAME_HEAD = re.compile(r"=== Game (\d+) of the .*: match score (.*) ===")
+GAME_OVER = re.compile(r"game (\d+) over      you (\d+) - me (\d+): (you win|I win|a draw)[^;]*; match score (.*)")
+
+
+def _match_input(n, games):
+    # each round: a word, an empty line, a card outside the deck, then the highest card left
+    return "".join("xyz\n\n99\n" + f"{c}\n" for _ in range(games) for c in range(n, 0, -1))
+
+
+def _games(out):
+    """Split a match transcript into its games: (head, body, over) per game."""
+    parts = GAME_HEAD.split(out)[1:]
+    return [(int(parts[i]), parts[i + 2], parts[i + 1]) for i in range(0, len(parts), 3)]
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_play_session_sums_totals(objective):
+    n, tie = 3, "carry"
+    r = run(["play", "-n", n, "--match", "session", "--objective", objective, "--seed", 5], _match_input(n, 3))
+    assert r.exit_code == 0, r.output
+    out = r.output
+    assert "solving the session match once" in out
+    assert "unknown card 'xyz'" in out and "type one card from your hand" in out and "outside 1..3" in out
+    games = _games(out)
+    assert [g for g, _, _ in games] == [1, 2, 3]
+    ta = tb = 0
+    for g, body, head_score in games:
+        assert head_score == f"you {ta} - me {tb} (totals)"  # the running totals going into the game
+        sa, sb = _check_transcript(body, tie, n)
+        over = GAME_OVER.search(body)
+        ta, tb = ta + sa, tb + sb
+        assert over.groups()[:3] == (str(g), str(sa), str(sb))
+        assert over.group(5) == f"you {ta} - me {tb} (totals)"
+    verdict = "you win the match" if ta > tb else ("I win the match" if ta < tb else "the match is shared")
+    assert f"match result     {verdict}, you {ta} - me {tb} (totals)" in out
+    assert re.search(r"games            3 \(\d+-\d+, \d+-\d+, \d+-\d+\)", out)
+    total = sum(float(x) for x in re.findall(r"value given up  (\d+\.\d+) \(", out))
+    unit = "expected session margin" if objective == "points" else "P(win match) - P(lose match)"
+    assert f"value given up   {total:.4f} in total ({unit})" in out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_play_best_of_three_half_draws(seed):
+    n, tie = 4, "discard"
+    r = run(["play", "-n", n, "--tie", tie, "--match", "best-of-3", "--draw", "half", "--seed", seed],
+            _match_input(n, 3))
+    assert r.exit_code == 0, r.output
+    out = r.output
+    assert "objective=win order=random match=best-of-3 draw=half" in out  # best-of implies win
+    games = _games(out)
+    wa = wb = 0.0
+    for i, (g, body, head_score) in enumerate(games):
+        assert g == i + 1 and head_score == f"you {wa:g} - me {wb:g} (games won)"
+        assert not (wa > 1.5 or wb > 1.5)  # a game is only played while the match is open
+        sa, sb = _check_transcript(body, tie, n)
+        wa += 1.0 if sa > sb else (0.5 if sa == sb else 0.0)
+        wb += 1.0 if sb > sa else (0.5 if sa == sb else 0.0)
+        assert GAME_OVER.search(body).group(5) == f"you {wa:g} - me {wb:g} (games won)"
+    assert wa > 1.5 or wb > 1.5 or len(games) == 3  # over at a majority, or after 3 games
+    verdict = "you win the match" if wa > wb else ("I win the match" if wa < wb else "the match is shared")
+    assert f"match result     {verdict}, you {wa:g} - me {wb:g} (games won)" in out
+    assert f"games            {len(games)} (" in out
+    total = sum(float(x) for x in re.findall(r"value given up  (\d+\.\d+) \(", out))
+    assert f"value given up   {total:.4f} in total (P(win match) - P(lose match))" in out
+
+
+def test_play_match_end_of_input_and_bad_options():
+    r = run(["play", "-n", 3, "--match", "session", "--seed", 1], "3\n2\n1\n3\n")
+    assert r.exit_code == 0 and "end of input: match abandoned in game 2, round 2" in r.output
+    assert "Traceback" not in r.output and "match result" not in r.output
+    bad = run(["play", "-n", 3, "--match", "best-of-3", "--objective", "points"], "")
+    assert bad.exit_code == 2 and "use objective win" in bad.output
+    bad = run(["play", "-n", 3, "--match", "best-of-7"], "")
+    assert bad.exit_code == 2 and "best-of-7" in bad.output
+    bad = run(["play", "-n", 3, "--draw", "sometimes"], "")
+    assert bad.exit_code == 2 and "sometimes" in bad.output
