@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from .rules import Rules
-from .strategies import CODE_TABLE, Strategy, View, cards_of, decision_key, make_strategy, policy, unpack_key
+from .strategies import CODE_TABLE, _popcount, Strategy, View, cards_of, decision_key, make_strategy, policy, unpack_key
 
 MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
 _BUFFER = 1 << 22  # child entries per kernel call
@@ -107,11 +107,7 @@ def _expand(keys, probs, start, n, carry_rule, keep_diff, win,
     i = start
     while i < len(keys):
         ha, hb, pm, c, d = unpack_key(keys[i])
-        k = 0
-        x = ha
-        while x:
-            x &= x - 1
-            k += 1
+        k = _popcount(ha)
         if m + k * k * k > cap:
             break
         for q in range(1, n + 1):
@@ -156,11 +152,7 @@ def _values(keys, n, carry_rule, keep_diff, win, code_a, eq_a, tka, tpa, next_ke
     pa = np.empty(13)
     for i in range(len(keys)):
         ha, hb, pm, c, d = unpack_key(keys[i])
-        k = 0
-        x = ha
-        while x:
-            x &= x - 1
-            k += 1
+        k = _popcount(ha)
         acc = 0.0
         for q in range(1, n + 1):
             if not (pm >> (q - 1)) & 1:
@@ -210,12 +202,7 @@ def _queries(keys, n, seat_b):
 
 @njit(cache=True)
 def _popcount_pm(key):
-    pm = (key >> 26) & ((1 << 13) - 1)
-    c = 0
-    while pm:
-        pm &= pm - 1
-        c += 1
-    return c
+    return _popcount((key >> 26) & ((1 << 13) - 1))
 
 
 class _Seat:
