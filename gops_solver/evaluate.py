@@ -27,27 +27,73 @@ import numpy as np
 from numba import njit
 
 from .rules import Rules
-from .strategies import CODE_TABLE, _popcount, Strategy, View, cards_of, decision_key, make_strategy, policy, unpack_key
+from .strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Strategy, View, _popcount, cards_of,
+                         decision_key, make_strategy, policy, policy_rows, unpack_key)
 
 MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
-_BUFFER = 1 << 22  # child entries per kernel call
 
 
 @njit(cache=True)
-def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff):
-    """Key of the state after A bids ``a`` and B bids ``b``, and the points A gains now."""
+def _to_ranks(ha, hb):
+    """Both hands with each card replaced by its rank in their union (1 = lowest).
+
+    Play depends on bids only through comparisons, so when neither strategy
+    looks at card values the relabelled state has the same future.
+    """
+    ra = 0
+    rb = 0
+    r = 0
+    u = ha | hb
+    for v in range(13):
+        if (u >> v) & 1:
+            ra |= ((ha >> v) & 1) << r
+            rb |= ((hb >> v) & 1) << r
+            r += 1
+    return ra, rb
+
+
+@njit(cache=True)
+def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks):
+    """Key of the state after A bids ``a`` and B bids ``b``, and the points A gains now.
+
+    ``ranks``: store the hands as ranks in their union (see :func:`_to_ranks`).
+    """
     o = 1 if a > b else (-1 if a < b else 0)
     c2 = pot if (o == 0 and carry_rule and k > 1) else 0
     d2 = d + o * pot
-    key = decision_key(ha & ~(1 << (a - 1)), hb & ~(1 << (b - 1)), pm2, c2, d2 if keep_diff else 0)
+    ha2, hb2 = ha & ~(1 << (a - 1)), hb & ~(1 << (b - 1))
+    if ranks:
+        ha2, hb2 = _to_ranks(ha2, hb2)
+    key = decision_key(ha2, hb2, pm2, c2, d2 if keep_diff else 0)
     return key, o * pot
+
+
+_EMPTY = -1  # free slot of a hash table (packed keys are >= 0)
+
+
+@njit(cache=True)
+def _slot(key, mask):
+    """Home slot of ``key`` in a power-of-two hash table.
+
+    The state is hashed (Fibonacci hashing) and the diff, the key's low
+    byte, added: the children of one state's diffs, which come one after
+    the other, then land in the same cache lines.
+    """
+    h = np.int64((np.uint64(key >> 8) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20))
+    return (h + (key & 255)) & mask
 
 
 @njit(cache=True)
 def _next_value(key, next_keys, next_vals):
-    i = np.searchsorted(next_keys, key)
-    if i >= len(next_keys) or next_keys[i] != key:
+    """Value of ``key`` in a hash table built by :func:`_hashed` (NaN when absent)."""
+    mask = len(next_keys) - 1
+    if mask < 0:
         return np.nan
+    i = _slot(key, mask)
+    while next_keys[i] != key:
+        if next_keys[i] == _EMPTY:
+            return np.nan
+        i = (i + 1) & mask
     return next_vals[i]
 
 
@@ -62,9 +108,9 @@ def _terminal(imm, d, keep_diff, win):
 
 
 @njit(cache=True)
-def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, win, next_keys, next_vals):
+def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks, win, next_keys, next_vals):
     """Value for A after bids ``a``, ``b`` (future value plus, without diff, the points won now)."""
-    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff)
+    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks)
     if k == 1:
         return _terminal(imm, d + imm, keep_diff, win)
     v = _next_value(key, next_keys, next_vals)
@@ -72,7 +118,7 @@ def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, win, next_keys, n
 
 
 @njit(cache=True)
-def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, win, next_keys, next_vals):
+def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, ranks, win, next_keys, next_vals):
     """B's lowest card minimising A's expected value against A's distribution ``pa``; and that value."""
     best = np.inf
     bbest = -1
@@ -82,7 +128,8 @@ def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, win, next_
         s = 0.0
         for a in range(1, n + 1):
             if pa[a - 1] > 0.0:
-                s += pa[a - 1] * _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, win, next_keys, next_vals)
+                s += pa[a - 1] * _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks, win,
+                                           next_keys, next_vals)
         if s < best - 1e-12:
             best = s
             bbest = b
@@ -90,64 +137,102 @@ def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, win, next_
 
 
 @njit(cache=True)
-def _expand(keys, probs, start, n, carry_rule, keep_diff, win,
+def _add(hk, hv, key, p):
+    """Add ``p`` to ``key``'s entry of the open-addressing table ``hk``/``hv``; 1 if the key is new."""
+    mask = len(hk) - 1
+    i = _slot(key, mask)
+    while True:
+        if hk[i] == key:
+            hv[i] += p
+            return 0
+        if hk[i] == _EMPTY:
+            hk[i] = key
+            hv[i] = p
+            return 1
+        i = (i + 1) & mask
+
+
+@njit(cache=True)
+def _rehash(hk, hv, hk2, hv2):
+    for i in range(len(hk)):
+        if hk[i] != _EMPTY:
+            _add(hk2, hv2, hk[i], hv[i])
+
+
+@njit(cache=True)
+def _expand(keys, probs, start, n, carry_rule, keep_diff, ranks, win,
             code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
-            out_keys, out_probs):
-    """Children of ``keys[start:]`` into ``out_*`` until the buffer is full.
+            reuse, hk, hv, used):
+    """Children of ``keys[start:]`` added into the hash table ``hk``/``hv`` (``used`` entries)
+    until it is half full.
+
+    ``reuse``: neither side's distribution depends on the diff, so states
+    that differ only in the diff (adjacent in sorted ``keys``) share them.
 
     ``mode_b``: ``MODE_FIXED`` (B plays ``code_b``), ``MODE_REACH`` (B may
     bid any card; probabilities are not tracked) or ``MODE_BEST`` (B's best
-    reply read from ``next_*``). The diff is always kept in the keys.
-    Returns ``(next start, entries written, status)``.
+    reply read from ``next_*``). The diff is kept in the keys, except in
+    ``MODE_REACH`` without ``keep_diff`` (B's best reply will not need it).
+    Returns ``(next start, entries used, status)``.
     """
-    pa = np.empty(13)
-    pb = np.empty(13)
-    m = 0
-    cap = len(out_keys)
+    PA = np.empty((13, 13))  # distributions per revealed prize, kept while the state repeats
+    PB = np.empty((13, 13))
+    half = len(hk) // 2  # linear probing stays fast below this load
+    last = -1
     i = start
     while i < len(keys):
         ha, hb, pm, c, d = unpack_key(keys[i])
         k = _popcount(ha)
-        if m + k * k * k > cap:
+        if used + k * k * k > half:
             break
+        same = reuse and (keys[i] >> 8) == last
+        last = keys[i] >> 8
         for q in range(1, n + 1):
             if not (pm >> (q - 1)) & 1:
                 continue
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
-            st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
-            if st != 0:
-                return i, m, st
-            if mode_b == 0:
-                st = policy(code_b, hb, ha, pm2, pot, -d, n, eq_b, tkb, tpb, pb)
+            pa = PA[q - 1]
+            pb = PB[q - 1]
+            if not same:
+                st = _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, ranks, win, code_a, eq_a,
+                                    tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals, pa, pb)
                 if st != 0:
-                    return i, m, st
-            else:
-                for b in range(n):
-                    pb[b] = 1.0 if (hb >> b) & 1 else 0.0
-                if mode_b == 2:
-                    dk = d if keep_diff else 0
-                    bb, _ = _best_reply(ha, hb, pm2, pot, dk, k, n, pa, carry_rule, keep_diff, win,
-                                        next_keys, next_vals)
-                    for b in range(n):
-                        pb[b] = 0.0
-                    pb[bb - 1] = 1.0
+                    return i, used, st
             for a in range(1, n + 1):
                 if pa[a - 1] <= 0.0:
                     continue
                 for b in range(1, n + 1):
                     if pb[b - 1] <= 0.0:
                         continue
-                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, True)
-                    out_keys[m] = key
-                    out_probs[m] = probs[i] * pa[a - 1] * pb[b - 1] / k
-                    m += 1
+                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff or mode_b != 1, ranks)
+                    used += _add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / k)
         i += 1
-    return i, m, 0
+    return i, used, 0
 
 
 @njit(cache=True)
-def _values(keys, n, carry_rule, keep_diff, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
+def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, ranks, win, code_a, eq_a, tka, tpa,
+                   code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals, pa, pb):
+    """A's and B's bid distributions at one decision (``pa``, ``pb`` modified in place); a status."""
+    st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
+    if st != 0:
+        return st
+    if mode_b == 0:
+        return policy(code_b, hb, ha, pm2, pot, -d, n, eq_b, tkb, tpb, pb)
+    for b in range(n):
+        pb[b] = 1.0 if (hb >> b) & 1 else 0.0
+    if mode_b == 2:
+        bb, _ = _best_reply(ha, hb, pm2, pot, d if keep_diff else 0, k, n, pa, carry_rule, keep_diff, ranks, win,
+                            next_keys, next_vals)
+        for b in range(n):
+            pb[b] = 0.0
+        pb[bb - 1] = 1.0
+    return 0
+
+
+@njit(cache=True)
+def _values(keys, n, carry_rule, keep_diff, ranks, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
     """Value for A of each state in ``keys`` when B best-responds (``out`` modified in place); status."""
     pa = np.empty(13)
     for i in range(len(keys)):
@@ -162,7 +247,8 @@ def _values(keys, n, carry_rule, keep_diff, win, code_a, eq_a, tka, tpa, next_ke
             st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
             if st != 0:
                 return st
-            _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, win, next_keys, next_vals)
+            _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, ranks, win, next_keys,
+                              next_vals)
             if np.isnan(v):
                 return 4
             acc += v
@@ -202,19 +288,33 @@ def _queries(keys, n, seat_b):
 
 @njit(cache=True)
 def _popcount_pm(key):
-    return _popcount((key >> 26) & ((1 << 13) - 1))
+    return _popcount(unpack_key(key)[2])
 
 
 class _Seat:
-    """A strategy in one seat, with the lookup table a Python strategy needs at the current level."""
+    """A strategy in one seat, with the lookup table it reads at the current level.
+
+    A Python strategy is called once per decision it meets there. The
+    equilibrium under ``points`` ignores the score, so its stage games are
+    solved once per decision without the score and looked up for every
+    score (an order of magnitude fewer stage games in a play-out).
+    """
 
     def __init__(self, strategy: Strategy, n: int, seat_b: bool):
         self.s, self.n, self.seat_b = strategy, n, seat_b
+        self.code = strategy.code
+        if strategy.code == CODE_EQUILIBRIUM and not strategy.uses_diff:
+            self.code = CODE_TABLE_NODIFF
         self.keys, self.probs = np.zeros(0, np.int64), np.zeros((0, 13))
 
     def prepare(self, level_keys):
-        """Evaluate a Python strategy at every decision it meets from ``level_keys``."""
-        if self.s.code != CODE_TABLE:
+        """Fill the lookup table for every decision met from the states ``level_keys``."""
+        if self.code == CODE_TABLE_NODIFF:
+            q = np.unique(_strip_diff(_queries(level_keys, self.n, self.seat_b)))
+            probs = np.zeros((len(q), 13))
+            _check(policy_rows(CODE_EQUILIBRIUM, q, self.n, self.s.eq, probs))
+            self.keys, self.probs = q, probs
+        if self.code != CODE_TABLE:
             return
         q = np.unique(_queries(level_keys, self.n, self.seat_b))
         probs = np.zeros((len(q), 13))
@@ -227,7 +327,7 @@ class _Seat:
 
     @property
     def args(self):
-        return self.s.code, self.s.eq, self.keys, self.probs
+        return self.code, self.s.eq, self.keys, self.probs
 
 
 _STATUS = {1: "the equilibrium tables lack a state", 2: "a stage game failed to solve",
@@ -239,31 +339,58 @@ def _check(st):
         raise RuntimeError(f"evaluation failed: {_STATUS.get(int(st), st)}; this is a bug, please report it")
 
 
-def _merge(keys, probs):
-    u, inv = np.unique(keys, return_inverse=True)
-    return u, np.bincount(inv.ravel(), weights=probs, minlength=len(u))
+def _ranks(sa, sb):
+    """Whether states may keep hands as ranks: no strategy in play looks at card values.
+
+    With ``sb`` None, B best-responds (or may bid anything), which depends on
+    comparisons only.
+    """
+    return sa.s.rank_only and (sb is None or sb.s.rank_only)
 
 
 def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
-    """All children of one level (merged); see :func:`_expand`."""
+    """All children of one level, merged: sorted keys and their probabilities; see :func:`_expand`."""
     n = rules.n
-    ok, op = np.empty(_BUFFER, np.int64), np.empty(_BUFFER)
-    parts_k, parts_p = [], []
-    start = 0
+    hk, hv = _table(2 * len(keys))
+    used = start = 0
     a_args, b_args = sa.args, (sb.args if sb is not None else sa.args)
-    while start < len(keys):
-        start, m, st = _expand(keys, probs, start, n, rules.tie == "carry", keep_diff, rules.objective == "win",
-                               *a_args, *b_args, mode_b, next_keys, next_vals, ok, op)
+    ranks = _ranks(sa, sb)
+    # may states that differ only in the diff share their bid distributions?
+    reuse = not sa.s.uses_diff and {MODE_FIXED: sb is not None and not sb.s.uses_diff,
+                                     MODE_REACH: True, MODE_BEST: not keep_diff}[mode_b]
+    while True:
+        start, used, st = _expand(keys, probs, start, n, rules.tie == "carry", keep_diff, ranks,
+                                  rules.objective == "win", *a_args, *b_args, mode_b, next_keys, next_vals,
+                                  reuse, hk, hv, used)
         _check(st)
-        u, p = _merge(ok[:m], op[:m])
-        parts_k.append(u)
-        parts_p.append(p)
-    return _merge(np.concatenate(parts_k), np.concatenate(parts_p))
+        if start == len(keys):
+            break
+        hk2, hv2 = np.full(2 * len(hk), _EMPTY, np.int64), np.zeros(2 * len(hk))
+        _rehash(hk, hv, hk2, hv2)
+        hk, hv = hk2, hv2
+    full = np.flatnonzero(hk != _EMPTY)
+    out = hk[full]
+    order = np.argsort(out)
+    return out[order], hv[full][order]
 
 
 def _start(n):
     full = (1 << n) - 1
     return np.array([decision_key(full, full, full, 0, 0)], np.int64), np.ones(1)
+
+
+def _table(n_keys):
+    cap = 1 << max(10, int(2 * n_keys).bit_length())
+    return np.full(cap, _EMPTY, np.int64), np.zeros(cap)
+
+
+def _hashed(keys, vals):
+    """Hash table (at most half full) of a level's values, for :func:`_next_value`."""
+    if len(keys) == 0:
+        return np.zeros(0, np.int64), np.zeros(0)
+    hk, hv = _table(len(keys))
+    _rehash(keys, vals, hk, hv)
+    return hk, hv
 
 
 def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True):
@@ -273,7 +400,7 @@ def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep
         sa.prepare(keys)
         if sb is not None:
             sb.prepare(keys)
-        nk, nv = best_tables[k - 1] if best_tables is not None else (np.zeros(0, np.int64), np.zeros(0))
+        nk, nv = _hashed(*best_tables[k - 1]) if best_tables is not None else (np.zeros(0, np.int64), np.zeros(0))
         keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nk, nv)
     return {int(unpack_key(key)[4]): float(p) for key, p in zip(keys, probs)}
 
@@ -287,18 +414,15 @@ def best_response_tables(rules, sa, keep_diff):
     for k in range(n, 1, -1):
         sa.prepare(levels[k])
         # B may bid anything: B's seat only needs typed placeholders
-        child, _ = _step(levels[k], np.ones(len(levels[k])), rules, sa, None, MODE_REACH, True,
-                         np.zeros(0, np.int64), np.zeros(0))
-        levels[k - 1] = child if keep_diff else np.unique(_strip_diff(child))
-    if not keep_diff:
-        levels[n] = np.unique(_strip_diff(levels[n]))
+        levels[k - 1], _ = _step(levels[k], np.ones(len(levels[k])), rules, sa, None, MODE_REACH, keep_diff,
+                                 np.zeros(0, np.int64), np.zeros(0))
     tables = [(np.zeros(0, np.int64), np.zeros(0))] * (n + 1)
     for k in range(1, n + 1):
         sa.prepare(levels[k])
         vals = np.empty(len(levels[k]))
-        nk, nv = tables[k - 1]
-        _check(_values(levels[k], n, rules.tie == "carry", keep_diff, rules.objective == "win", *sa.args,
-                       nk, nv, vals))
+        nk, nv = _hashed(*tables[k - 1])
+        _check(_values(levels[k], n, rules.tie == "carry", keep_diff, _ranks(sa, None), rules.objective == "win",
+                       *sa.args, nk, nv, vals))
         tables[k] = (levels[k], vals)
     return tables
 

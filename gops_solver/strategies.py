@@ -60,6 +60,9 @@ from .stage import solve_stage
 HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional")
 CODE_EQUILIBRIUM = 6
 CODE_TABLE = 7  # a Python strategy, evaluated beforehand into a lookup table
+CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equilibrium under points)
+#: codes of strategies that read card order, never card values (uniform, highest, lowest, equilibrium)
+RANK_CODES = (0, 3, 4, CODE_EQUILIBRIUM)
 
 _PROB_TOL = 1e-9  # a user distribution must sum to 1 within this
 
@@ -216,8 +219,8 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     Parameters
     ----------
     code : int
-        Index in :data:`HEURISTICS`, :data:`CODE_EQUILIBRIUM` or
-        :data:`CODE_TABLE`.
+        Index in :data:`HEURISTICS`, :data:`CODE_EQUILIBRIUM`,
+        :data:`CODE_TABLE` or :data:`CODE_TABLE_NODIFF`.
     own, opp, pm_after : int
         Bitmasks of the player's hand, the opponent's and the prizes hidden
         after this reveal (bit ``v - 1`` for card ``v``).
@@ -228,7 +231,8 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
         Tables for ``CODE_EQUILIBRIUM`` (else :func:`no_eq_data`).
     tab_keys, tab_probs : ndarray
         For ``CODE_TABLE``: sorted :func:`decision_key` values and their
-        distributions (rows of length 13).
+        distributions (rows of length 13); for ``CODE_TABLE_NODIFF`` the
+        keys are packed with ``diff = 0``.
     out : ndarray, shape (>= n,)
         Out: ``out[v - 1]`` = probability of bidding card ``v`` (modified in place).
 
@@ -274,7 +278,7 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     elif code == CODE_EQUILIBRIUM:
         return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out)
     else:
-        key = decision_key(own, opp, pm_after, pot, diff)
+        key = decision_key(own, opp, pm_after, pot, diff if code == CODE_TABLE else 0)
         i = np.searchsorted(tab_keys, key)
         if i >= len(tab_keys) or tab_keys[i] != key:
             return 3
@@ -283,23 +287,36 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     return 0
 
 
-#: bit layout of packed keys: three 13-bit masks, 7 bits of pot/carry, 8 of diff
-_S_OPP, _S_PM, _S_POT, _S_DIFF = 13, 26, 39, 46
+@njit(cache=True)
+def policy_rows(code, keys, n, eq, out):
+    """:func:`policy` at each decision key (rows of ``out``, modified in place); a status."""
+    tk, tp = np.zeros(0, np.int64), np.zeros((0, 13))
+    for i in range(len(keys)):
+        own, opp, pm, pot, diff = unpack_key(keys[i])
+        st = policy(code, own, opp, pm, pot, diff, n, eq, tk, tp, out[i])
+        if st != 0:
+            return st
+    return 0
+
+
+#: bit layout of packed keys: the diff lowest (8 bits, offset by 91), then 7 bits of pot or
+#: carry and three 13-bit masks; keys sorted in order keep one state's diffs together
+_S_POT, _S_OWN, _S_OPP, _S_PM = 8, 15, 28, 41
 _DIFF_OFF = 91
 
 
 @njit(cache=True)
 def decision_key(own, opp, pm, pot, diff):
     """Pack a decision state (or, with the carry as ``pot``, a pre-reveal state) into one int64."""
-    return own | (opp << _S_OPP) | (pm << _S_PM) | (pot << _S_POT) | ((diff + _DIFF_OFF) << _S_DIFF)
+    return (diff + _DIFF_OFF) | (pot << _S_POT) | (own << _S_OWN) | (opp << _S_OPP) | (pm << _S_PM)
 
 
 @njit(cache=True)
 def unpack_key(key):
-    """Inverse of :func:`decision_key`."""
+    """Inverse of :func:`decision_key`: ``(own, opp, pm, pot, diff)``."""
     m = (1 << 13) - 1
-    return (key & m, (key >> _S_OPP) & m, (key >> _S_PM) & m, (key >> _S_POT) & 127,
-            ((key >> _S_DIFF) & 255) - _DIFF_OFF)
+    return ((key >> _S_OWN) & m, (key >> _S_OPP) & m, (key >> _S_PM) & m, (key >> _S_POT) & 127,
+            (key & 255) - _DIFF_OFF)
 
 
 def mask_of(cards) -> int:
@@ -331,11 +348,16 @@ class Strategy:
     uses_diff : bool
         Whether the strategy may depend on the score difference (the
         equilibrium under ``win``, and every user function).
+    rank_only : bool
+        Whether the strategy sees the hands only through the order of their
+        cards (``uniform``, ``highest``, ``lowest``, the equilibrium), so it
+        plays the same when both hands are relabelled by rank.
     """
 
     def __init__(self, name, code, func=None, solution=None):
         self.name, self.code, self.func, self.solution = name, int(code), func, solution
         self.uses_diff = code == CODE_TABLE or (code == CODE_EQUILIBRIUM and solution.rules.objective == "win")
+        self.rank_only = code in RANK_CODES
         self._eq = eq_data(solution) if code == CODE_EQUILIBRIUM else None
 
     def __repr__(self):

@@ -22,3 +22,8 @@ def foreign_card(view):
 
 def broken(view):
     raise KeyError("boom")
+
+
+def uniform_by_value(view):
+    """uniform as a user function: evaluated on actual card values, never relabelled by rank."""
+    return {c: 1 / len(view.hand) for c in view.hand}

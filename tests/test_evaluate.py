@@ -150,6 +150,20 @@ def test_against_naive_oracle(tie, objective):
         assert e.exploitability == pytest.approx(-br, abs=1e-12)
 
 
+@pytest.mark.parametrize("rules", [Rules(5, "carry", "points"), Rules(5, "discard", "win")])
+def test_rank_relabelling_changes_nothing(rules):
+    # built-in uniform and the equilibrium see only card order, so evaluate() keeps hands as ranks
+    # (strategies.RANK_CODES); the same strategy as a user function is played on card values
+    sol = solve(rules)
+    by_rank = evaluate("uniform", rules, solution=sol)
+    by_value = evaluate("stratfuncs:uniform_by_value", rules, solution=sol)
+    assert by_rank.vs_opponent.distribution.keys() == by_value.vs_opponent.distribution.keys()
+    for m, p in by_value.vs_opponent.distribution.items():
+        assert by_rank.vs_opponent.distribution[m] == pytest.approx(p, abs=1e-12)
+    assert by_rank.exploitability == pytest.approx(by_value.exploitability, abs=1e-12)
+    assert by_rank.vs_best_response.to_dict() == pytest.approx(by_value.vs_best_response.to_dict(), abs=1e-12)
+
+
 def test_user_strategies_through_the_table_path():
     rules = Rules(4, "carry", "win")
     sol = solve(rules)
