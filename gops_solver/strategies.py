@@ -81,7 +81,8 @@ class EqData(NamedTuple):
     """The level tables of a solution, concatenated for the kernels.
 
     ``R[r_off[k]:r_off[k+1]]`` is level k; likewise ``canon``, ``offset``,
-    ``ncarry`` and ``cvals`` with their ``*_off`` arrays.
+    ``ncarry`` and ``cvals`` with their ``*_off`` arrays. ``term`` is the
+    end payoff under ``win`` (``StateSpace.term``).
     """
 
     R: np.ndarray
@@ -101,6 +102,7 @@ class EqData(NamedTuple):
     set_sum: np.ndarray
     carry: bool
     win: bool
+    term: np.ndarray
 
 
 def _concat(arrays, dtype):
@@ -121,13 +123,15 @@ def eq_data(solution) -> EqData:
     cvals, cvals_off = _concat(sp.cvals, np.int64)
     return EqData(R, r_off, canon, canon_off, offset, offset_off, ncarry, ncarry_off, cvals, cvals_off,
                   np.asarray(sp.dmax, np.int64), np.array([len(s) for s in sp.sets], np.int64),
-                  sp.patterns.lut, sp.prize_sets.set_rank, sp.prize_sets.set_sum, sp.carry, sp.win)
+                  sp.patterns.lut, sp.prize_sets.set_rank, sp.prize_sets.set_sum, sp.carry, sp.win,
+                  np.asarray(sp.term, np.float64))
 
 
 def no_eq_data() -> EqData:
     """Placeholder with the types of :func:`eq_data`, for strategies that need no tables."""
     z, zi = np.zeros(1), np.zeros(2, np.int64)
-    return EqData(z, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, np.zeros(1, np.int32), zi, zi, False, False)
+    return EqData(z, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, np.zeros(1, np.int32), zi, zi, False, False,
+                  np.array([-1.0, 0.0, 1.0]))
 
 
 # ---------------------------------------------------------------------------
@@ -179,6 +183,7 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
     na, nb = classes(tokens, u, cls_a, cls_b)
     tmp = np.empty(16, dtype=np.int64)
     M = np.empty((MAXC, MAXC))
+    tmax = len(eq.term) // 2
     km = k - 1
     R_prev = eq.R[eq.r_off[km]:eq.r_off[km + 1]]
     canon_prev = eq.canon[eq.canon_off[km]:eq.canon_off[km + 1]]
@@ -192,7 +197,7 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
             sc, o = successor(tokens, u, cls_a[a], cls_b[b], eq.lut, LUT_OFF, tmp)
             M[a, b] = stage_entry(k, o, pot, diff, 0, s_prev, sum_prev, sc, True, eq.carry, eq.win,
                                   cvals_prev, eq.dmax[km], R_prev, canon_prev, offset_prev, ncarry_prev,
-                                  eq.nsets[km], 1, -1.0, 1.0)  # single game: end payoff sign(d)
+                                  eq.nsets[km], tmax, eq.term[0], eq.term[2 * tmax])
             if np.isnan(M[a, b]):
                 return 1
     x = np.empty(MAXC)

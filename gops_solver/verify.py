@@ -39,7 +39,7 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
                    random_order, carry, win,
                    sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
                    cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
-                   cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev,
+                   cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev, term,
                    R_k, resid_out, value_out, exploit_out, games_out):
     """Recompute the level-k slots ``slots`` of the flat table ``R_k``.
 
@@ -52,6 +52,9 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
     ``games_out[i]`` the number of stage games solved (all modified in place).
     """
     nd = 2 * dmax_k + 1
+    tmax = len(term) // 2  # end payoff under win, as in level_kernel
+    t_lo = term[0]
+    t_hi = term[2 * tmax]
     for i in prange(len(slots)):
         f = slots[i]
         # decode the flat slot: pattern block, then (set, carry, diff)
@@ -75,7 +78,7 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
         # the induction's rule for which slots it fills
         expected = min_ties_k[si, ci] <= union_cap - u
         if expected and win:
-            dlim = min(S + c, diff_reach - S - c, dmax_k)
+            dlim = min(S + c + tmax - 1, diff_reach - S - c, dmax_k)
             expected = dlim >= 0 and -dlim <= d <= dlim
         elif expected:
             expected = d == 0
@@ -126,7 +129,7 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
                 for b in range(nb):
                     M[a, b] = stage_entry(k, outc[a, b], pot, d, ci, s_prev, sum_prev, succ[a, b],
                                           random_order, carry, win, cvals_prev, dmax_prev, R_prev,
-                                          canon_prev, offset_prev, ncarry_prev, nsets_prev, 1, -1.0, 1.0)
+                                          canon_prev, offset_prev, ncarry_prev, nsets_prev, tmax, t_lo, t_hi)
             v, st = solve_stage(M, na, nb, x, y, work)
             games_out[i] += 1
             if st != 0 or not np.isfinite(v):
@@ -327,7 +330,8 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
                            space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
                            space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k], space.diff_reach,
                            space.cvals[k - 1], space.dmax[k - 1], np.asarray(tables[k - 1]), prev.canon,
-                           prev.offset, prev.ncarry, len(space.sets[k - 1]), R_k, resid, vals, expl, games)
+                           prev.offset, prev.ncarry, len(space.sets[k - 1]), space.term, R_k, resid, vals, expl,
+                           games)
             n_slots += len(slots)
             n_states += int(np.count_nonzero(~np.isnan(R_k[slots])))
             n_games += int(games.sum())
