@@ -509,9 +509,17 @@ def _check_rules(rules):
         raise ValueError("evaluate supports the random prize order only: drop --order")
 
 
-def _needs_solution(*specs):
-    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
-        any(isinstance(s, Strategy) and s.code == 6 for s in specs)
+def _solution_for(rules, solution, *specs):
+    """The solution the ``equilibrium`` among ``specs`` plays (solved here if needed and not given)."""
+    needed = any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
+        any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
+    if solution is None and needed:
+        from .solution import solve
+        solution = solve(rules)
+    if solution is not None and solution.rules != rules:
+        raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
+                         f"pass a matching solution")
+    return solution
 
 
 def evaluate(strategy, rules: Rules, against="equilibrium", solution=None) -> Evaluation:
@@ -538,12 +546,7 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None) -> Ev
     """
     _check_rules(rules)
     t0 = time.perf_counter()
-    if solution is None and _needs_solution(strategy, against):
-        from .solution import solve
-        solution = solve(rules)
-    if solution is not None and solution.rules != rules:
-        raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
-                         f"pass a matching solution")
+    solution = _solution_for(rules, solution, strategy, against)
     sa_s = make_strategy(strategy, solution)
     sb_s = make_strategy(against, solution)
     n = rules.n
@@ -699,12 +702,7 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Si
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed={seed!r} must be a whole number in 0..2**32-1")
     t0 = time.perf_counter()
-    if solution is None and _needs_solution(a, b):
-        from .solution import solve
-        solution = solve(rules)
-    if solution is not None and solution.rules != rules:
-        raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
-                         f"pass a matching solution")
+    solution = _solution_for(rules, solution, a, b)
     sa, sb = make_strategy(a, solution), make_strategy(b, solution)
     if CODE_TABLE in (sa.code, sb.code):
         margins = _simulate_python(int(games), int(seed), rules, sa, sb)

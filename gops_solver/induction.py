@@ -75,6 +75,22 @@ def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, w
     return lookup(R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev, nd, dmax_prev, succ, s_prev, c2, dd)
 
 
+@njit(cache=True)
+def reveal(q, mask, values, set_rank, set_sum, random_order, seq_next, hidden_sum_k):
+    """The ``q``-th possible reveal at level k: ``(prize, s_prev, sum_prev)``; prize 0 if there is none.
+
+    Random order: prize ``values[q]`` when it is among the hidden prizes
+    ``mask``, with the index and the sum of the set left hidden at level
+    k - 1. Fixed order: ``q = 0`` only, the next prize of the sequence.
+    """
+    if random_order:
+        if not (mask >> q) & 1:
+            return 0, 0, 0
+        m2 = mask & ~(1 << q)
+        return values[q], set_rank[m2], set_sum[m2]
+    return seq_next, 0, hidden_sum_k - seq_next
+
+
 @njit(parallel=True, cache=True)
 def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off,
                  random_order, carry, win,
@@ -143,17 +159,10 @@ def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off
                     acc = 0.0
                     npots = 0
                     for q in range(len(values) if random_order else 1):
-                        if random_order:
-                            if not (mask >> q) & 1:
-                                continue
-                            p = values[q]
-                            m2 = mask & ~(1 << q)
-                            s_prev = set_rank[m2]
-                            sum_prev = set_sum[m2]
-                        else:
-                            p = seq_next
-                            s_prev = 0
-                            sum_prev = hidden_sum_k - p
+                        p, s_prev, sum_prev = reveal(q, mask, values, set_rank, set_sum, random_order,
+                                                     seq_next, hidden_sum_k)
+                        if p == 0:
+                            continue
                         pot = c + p
                         for a in range(na):
                             for b in range(nb):

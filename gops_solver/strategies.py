@@ -61,8 +61,9 @@ HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional"
 CODE_EQUILIBRIUM = 6
 CODE_TABLE = 7  # a Python strategy, evaluated beforehand into a lookup table
 CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equilibrium under points)
-#: codes of strategies that read card order, never card values (uniform, highest, lowest, equilibrium)
-RANK_CODES = (0, 3, 4, CODE_EQUILIBRIUM)
+#: codes of strategies that see the hands only through the order of their cards (uniform, highest,
+#: lowest, proportional, equilibrium): ``match`` compares card values with the pot
+RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM)
 
 _PROB_TOL = 1e-9  # a user distribution must sum to 1 within this
 
@@ -355,7 +356,8 @@ class Strategy:
         equilibrium under ``win``, and every user function).
     rank_only : bool
         Whether the strategy sees the hands only through the order of their
-        cards (``uniform``, ``highest``, ``lowest``, the equilibrium), so it
+        cards (``uniform``, ``highest``, ``lowest``, ``proportional``, the
+        equilibrium), so it
         plays the same when both hands are relabelled by rank.
     """
 

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, prange
 
 from .encoding import LUT_OFF, TOK_A, TOK_B, classes, decode, successor
-from .induction import MAXC, WORK, _is_symmetric, stage_entry
+from .induction import MAXC, WORK, _is_symmetric, reveal, stage_entry
 from .stage import solve_stage
 from .tolerances import VALUE_TOL
 
@@ -113,17 +113,9 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
         worst = 0.0
         bad = False
         for q in range(len(values) if random_order else 1):
-            if random_order:
-                if not (mask >> q) & 1:
-                    continue
-                pz = values[q]
-                m2 = mask & ~(1 << q)
-                s_prev = set_rank[m2]
-                sum_prev = set_sum[m2]
-            else:
-                pz = seq_next
-                s_prev = 0
-                sum_prev = hidden_sum_k - pz
+            pz, s_prev, sum_prev = reveal(q, mask, values, set_rank, set_sum, random_order, seq_next, hidden_sum_k)
+            if pz == 0:
+                continue
             pot = c + pz
             for a in range(na):
                 for b in range(nb):

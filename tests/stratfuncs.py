@@ -27,3 +27,8 @@ def broken(view):
 def uniform_by_value(view):
     """uniform as a user function: evaluated on actual card values, never relabelled by rank."""
     return {c: 1 / len(view.hand) for c in view.hand}
+
+
+def proportional_by_value(view):
+    """proportional as a user function: the card of rank r, r = hidden prizes below the pot."""
+    return {sorted(view.hand)[sum(1 for p in view.prizes if p < view.pot)]: 1.0}

@@ -151,12 +151,13 @@ def test_against_naive_oracle(tie, objective):
 
 
 @pytest.mark.parametrize("rules", [Rules(5, "carry", "points"), Rules(5, "discard", "win")])
-def test_rank_relabelling_changes_nothing(rules):
-    # built-in uniform and the equilibrium see only card order, so evaluate() keeps hands as ranks
+@pytest.mark.parametrize("name", ["uniform", "proportional"])
+def test_rank_relabelling_changes_nothing(rules, name):
+    # these built-ins and the equilibrium see only card order, so evaluate() keeps hands as ranks
     # (strategies.RANK_CODES); the same strategy as a user function is played on card values
     sol = solve(rules)
-    by_rank = evaluate("uniform", rules, solution=sol)
-    by_value = evaluate("stratfuncs:uniform_by_value", rules, solution=sol)
+    by_rank = evaluate(name, rules, solution=sol)
+    by_value = evaluate(f"stratfuncs:{name}_by_value", rules, solution=sol)
     assert by_rank.vs_opponent.distribution.keys() == by_value.vs_opponent.distribution.keys()
     for m, p in by_value.vs_opponent.distribution.items():
         assert by_rank.vs_opponent.distribution[m] == pytest.approx(p, abs=1e-12)
