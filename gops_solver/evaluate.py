@@ -351,7 +351,7 @@ def _ranks(sa, sb):
 def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
     """All children of one level, merged: sorted keys and their probabilities; see :func:`_expand`."""
     n = rules.n
-    hk, hv = _table(2 * len(keys))
+    hk, hv = _table(_first_slots(len(keys)))
     used = start = 0
     a_args, b_args = sa.args, (sb.args if sb is not None else sa.args)
     ranks = _ranks(sa, sb)
@@ -365,7 +365,7 @@ def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
         _check(st)
         if start == len(keys):
             break
-        hk2, hv2 = np.full(2 * len(hk), _EMPTY, np.int64), np.zeros(2 * len(hk))
+        hk2, hv2 = _table(2 * len(hk))
         _rehash(hk, hv, hk2, hv2)
         hk, hv = hk2, hv2
     full = np.flatnonzero(hk != _EMPTY)
@@ -379,16 +379,26 @@ def _start(n):
     return np.array([decision_key(full, full, full, 0, 0)], np.int64), np.ones(1)
 
 
-def _table(n_keys):
-    cap = 1 << max(10, int(2 * n_keys).bit_length())
-    return np.full(cap, _EMPTY, np.int64), np.zeros(cap)
+def _table(slots):
+    """An empty hash table of ``slots`` (a power of two) entries."""
+    return np.full(slots, _EMPTY, np.int64), np.zeros(slots)
+
+
+def _slots_for(n_keys):
+    """Slots that keep ``n_keys`` keys at most half full."""
+    return 1 << max(10, int(2 * n_keys).bit_length())
+
+
+def _first_slots(n_parents):
+    """First size of a level's table of children (it doubles as it fills)."""
+    return _slots_for(2 * n_parents)
 
 
 def _hashed(keys, vals):
     """Hash table (at most half full) of a level's values, for :func:`_next_value`."""
     if len(keys) == 0:
         return np.zeros(0, np.int64), np.zeros(0)
-    hk, hv = _table(len(keys))
+    hk, hv = _table(_slots_for(len(keys)))
     _rehash(keys, vals, hk, hv)
     return hk, hv
 

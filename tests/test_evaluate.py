@@ -165,6 +165,19 @@ def test_rank_relabelling_changes_nothing(rules, name):
     assert by_rank.vs_best_response.to_dict() == pytest.approx(by_value.vs_best_response.to_dict(), abs=1e-12)
 
 
+def test_hash_tables_that_must_grow(monkeypatch):
+    # each level's children go into a hash table that doubles when half full; start it at 8 slots
+    # so that it grows many times (k**3 children of one state do not fit) and compare
+    import gops_solver.evaluate as ev
+    rules = Rules(5, "carry", "points")
+    sol = solve(rules)
+    want = evaluate("match", rules, solution=sol).to_dict()
+    monkeypatch.setattr(ev, "_first_slots", lambda n_parents: 8)
+    got = evaluate("match", rules, solution=sol).to_dict()
+    for part in ("vs_opponent", "vs_best_response"):
+        assert got[part] == pytest.approx(want[part], abs=1e-12)
+
+
 def test_user_strategies_through_the_table_path():
     rules = Rules(4, "carry", "win")
     sol = solve(rules)
