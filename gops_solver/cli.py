@@ -12,6 +12,7 @@ from .cards import format_card, format_cards, parse_cards
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
+_PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
 
 
 class _Gops(click.Group):
@@ -466,12 +467,27 @@ def _game_rules(cards, tie, objective):
     return Rules(n=cards, tie=tie or "carry", objective=objective or "points")
 
 
-def _solution_for(path, rules):
-    """The solution the equilibrium strategy reads: from --solution, or solved by the API."""
-    if path is None:
-        return None  # solved by the API when a strategy needs it
-    from .solution import load
-    return load(path, rules)
+def _solution_for(path, rules, specs, quiet):
+    """The solution the equilibrium strategy reads: from --solution, solved here (with a
+    progress bar on long solves) when one of ``specs`` is the equilibrium, else None."""
+    if path is not None:
+        from .solution import load
+        return load(path, rules)
+    if not any(s.strip().lower() == "equilibrium" for s in specs):
+        return None
+    from .evaluate import check_rules
+    from .strategies import make_strategy
+    from .solution import projected_work, solve as solve_rules
+    check_rules(rules)  # refuse what evaluate/simulate refuse before the solve, not after it
+    for s in specs:
+        if s.strip().lower() != "equilibrium":
+            make_strategy(s)
+    bar = _progress_bar(projected_work(rules)["total_games"], quiet)
+    try:
+        return solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None)
+    finally:
+        if bar:
+            bar.close()
 
 
 _GAME_OPTIONS = [
@@ -497,11 +513,22 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
 @_game_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def evaluate(strategy, against, cards, tie, objective, solution, as_json):
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def evaluate(strategy, against, cards, tie, objective, solution, as_json, quiet):
     """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
-    from .evaluate import evaluate as evaluate_exact
+    from .evaluate import evaluate as evaluate_exact, evaluation_steps
     rules = _game_rules(cards, tie, objective)
-    ev = evaluate_exact(strategy, rules, against, _solution_for(solution, rules))
+    sol = _solution_for(solution, rules, (strategy, against), quiet)
+    bar = None
+    if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:
+        from tqdm import tqdm
+        bar = tqdm(total=evaluation_steps(rules), unit="round", desc="evaluating", file=sys.stderr,
+                   dynamic_ncols=True)
+    try:
+        ev = evaluate_exact(strategy, rules, against, sol, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
     if as_json:
         click.echo(json.dumps(ev.to_dict()))
         return
@@ -522,13 +549,14 @@ def evaluate(strategy, against, cards, tie, objective, solution, as_json):
 @_game_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
-def simulate(strat_a, strat_b, games, seed, cards, tie, objective, solution, as_json, as_csv):
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar while the equilibrium is solved")
+def simulate(strat_a, strat_b, games, seed, cards, tie, objective, solution, as_json, as_csv, quiet):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
     from .evaluate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     rules = _game_rules(cards, tie, objective)
-    res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules))
+    res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules, (strat_a, strat_b), quiet))
     if as_json:
         click.echo(json.dumps(res.to_dict()))
         return

@@ -403,8 +403,11 @@ def _hashed(keys, vals):
     return hk, hv
 
 
-def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True):
-    """Exact distribution of the final margin A - B: ``{margin: probability}``."""
+def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True, tick=None):
+    """Exact distribution of the final margin A - B: ``{margin: probability}``.
+
+    ``tick()``, if given, is called after each round.
+    """
     keys, probs = _start(rules.n)
     for k in range(rules.n, 0, -1):
         sa.prepare(keys)
@@ -412,11 +415,16 @@ def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep
             sb.prepare(keys)
         nk, nv = _hashed(*best_tables[k - 1]) if best_tables is not None else (np.zeros(0, np.int64), np.zeros(0))
         keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nk, nv)
+        if tick is not None:
+            tick()
     return {int(unpack_key(key)[4]): float(p) for key, p in zip(keys, probs)}
 
 
-def best_response_tables(rules, sa, keep_diff):
-    """B's best-response values against A's fixed strategy, per level: ``[(keys, values)]``."""
+def best_response_tables(rules, sa, keep_diff, tick=None):
+    """B's best-response values against A's fixed strategy, per level: ``[(keys, values)]``.
+
+    ``tick()``, if given, is called after each level of each of the two passes.
+    """
     n = rules.n
     keys, _ = _start(n)
     levels = [None] * (n + 1)
@@ -426,6 +434,8 @@ def best_response_tables(rules, sa, keep_diff):
         # B may bid anything: B's seat only needs typed placeholders
         levels[k - 1], _ = _step(levels[k], np.ones(len(levels[k])), rules, sa, None, MODE_REACH, keep_diff,
                                  np.zeros(0, np.int64), np.zeros(0))
+        if tick is not None:
+            tick()
     tables = [(np.zeros(0, np.int64), np.zeros(0))] * (n + 1)
     for k in range(1, n + 1):
         sa.prepare(levels[k])
@@ -434,6 +444,8 @@ def best_response_tables(rules, sa, keep_diff):
         _check(_values(levels[k], n, rules.tie == "carry", keep_diff, _ranks(sa, None), rules.objective == "win",
                        *sa.args, nk, nv, vals))
         tables[k] = (levels[k], vals)
+        if tick is not None:
+            tick()
     return tables
 
 
@@ -512,7 +524,8 @@ class Evaluation:
                 "seconds": round(self.seconds, 3)}
 
 
-def _check_rules(rules):
+def check_rules(rules):
+    """Raise ``TypeError``/``ValueError`` unless :func:`evaluate` and :func:`simulate` take ``rules``."""
     if not isinstance(rules, Rules):
         raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
     if not rules.random_order:
@@ -532,7 +545,12 @@ def _solution_for(rules, solution, *specs):
     return solution
 
 
-def evaluate(strategy, rules: Rules, against="equilibrium", solution=None) -> Evaluation:
+def evaluation_steps(rules: Rules) -> int:
+    """Number of ``progress`` calls an :func:`evaluate` of ``rules`` makes (rounds of its four passes)."""
+    return 4 * rules.n - 1
+
+
+def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progress=None) -> Evaluation:
     """Exact expected margin, win/draw/loss and exploitability of a strategy.
 
     Parameters
@@ -544,6 +562,10 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None) -> Ev
     solution : Solution, optional
         A solution of ``rules`` for the ``equilibrium`` strategy (solved
         here when needed and not given).
+    progress : callable, optional
+        Called with no argument after each round of each pass:
+        :func:`evaluation_steps` calls in all (the middle rounds take most
+        of the time).
 
     Returns
     -------
@@ -554,18 +576,18 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None) -> Ev
     ValueError
         Unknown strategy, fixed prize order, or a solution of other rules.
     """
-    _check_rules(rules)
+    check_rules(rules)
     t0 = time.perf_counter()
     solution = _solution_for(rules, solution, strategy, against)
     sa_s = make_strategy(strategy, solution)
     sb_s = make_strategy(against, solution)
     n = rules.n
-    vs = margin_distribution(rules, _Seat(sa_s, n, False), _Seat(sb_s, n, True))
+    vs = margin_distribution(rules, _Seat(sa_s, n, False), _Seat(sb_s, n, True), tick=progress)
     keep_diff = rules.objective == "win" or sa_s.uses_diff
     sa = _Seat(sa_s, n, False)
-    tables = best_response_tables(rules, sa, keep_diff)
+    tables = best_response_tables(rules, sa, keep_diff, tick=progress)
     br_value = float(tables[n][1][0])
-    br = margin_distribution(rules, sa, None, MODE_BEST, tables, keep_diff)
+    br = margin_distribution(rules, sa, None, MODE_BEST, tables, keep_diff, tick=progress)
     out_vs = Outcome.from_distribution(vs, rules.objective)
     out_br = Outcome.from_distribution(br, rules.objective)
     if abs(out_br.value - br_value) > 1e-9 * max(1.0, abs(br_value)):
@@ -706,7 +728,7 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Si
     ValueError
         Non-positive ``games``, unknown strategies, fixed prize order.
     """
-    _check_rules(rules)
+    check_rules(rules)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games={games!r} must be a positive whole number")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:

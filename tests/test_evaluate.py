@@ -165,6 +165,14 @@ def test_rank_relabelling_changes_nothing(rules, name):
     assert by_rank.vs_best_response.to_dict() == pytest.approx(by_value.vs_best_response.to_dict(), abs=1e-12)
 
 
+def test_progress_is_called_once_per_round_of_each_pass():
+    from gops_solver.evaluate import evaluation_steps
+    rules = Rules(4, "discard", "points")
+    calls = []
+    evaluate("highest", rules, against="lowest", progress=lambda: calls.append(1))
+    assert len(calls) == evaluation_steps(rules) == 15
+
+
 def test_hash_tables_that_must_grow(monkeypatch):
     # each level's children go into a hash table that doubles when half full; start it at 8 slots
     # so that it grows many times (k**3 children of one state do not fit) and compare
