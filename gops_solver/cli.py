@@ -461,10 +461,10 @@ def _slot_text(d) -> str:
     return text
 
 
-def _game_rules(cards, tie, objective):
+def _game_rules(cards, tie, objective, order):
     if cards is None:
         raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
-    return Rules(n=cards, tie=tie or "carry", objective=objective or "points")
+    return Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
 
 
 def _solution_for(path, rules, specs, quiet):
@@ -494,6 +494,8 @@ _GAME_OPTIONS = [
     click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 (required)"),
     click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]"),
     click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]"),
+    click.option("--order", default=None, metavar="ORDER",
+                 help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]"),
     click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
                  help="solution file for the equilibrium strategy (otherwise solved here)"),
 ]
@@ -514,10 +516,10 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @_game_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
-def evaluate(strategy, against, cards, tie, objective, solution, as_json, quiet):
+def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet):
     """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
     from .evaluate import evaluate as evaluate_exact, evaluation_steps
-    rules = _game_rules(cards, tie, objective)
+    rules = _game_rules(cards, tie, objective, order)
     sol = _solution_for(solution, rules, (strategy, against), quiet)
     bar = None
     if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:
@@ -550,12 +552,12 @@ def evaluate(strategy, against, cards, tie, objective, solution, as_json, quiet)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar while the equilibrium is solved")
-def simulate(strat_a, strat_b, games, seed, cards, tie, objective, solution, as_json, as_csv, quiet):
+def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
     from .evaluate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    rules = _game_rules(cards, tie, objective)
+    rules = _game_rules(cards, tie, objective, order)
     res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules, (strat_a, strat_b), quiet))
     if as_json:
         click.echo(json.dumps(res.to_dict()))

@@ -15,7 +15,8 @@ sorted keys; one round maps level k to level k - 1.
   replies are pure (the lowest best card), so the play-out against them is
   again a fixed-vs-fixed computation.
 
-Random prize order only (the order the rules call the default).
+Any prize order: random (each hidden prize equally likely to come next) or
+a fixed, public sequence.
 """
 
 from __future__ import annotations
@@ -53,17 +54,48 @@ def _to_ranks(ha, hb):
 
 
 @njit(cache=True)
-def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks):
+def _into_gaps(hx, hy):
+    """``hy`` with each card not in ``hx`` moved as low as it can go in its gap between cards of ``hx``.
+
+    Every comparison between the two hands, and within ``hy``, is kept, and
+    ``hx`` is untouched: when only ``hx``'s player looks at card values,
+    the relabelled state has the same future.
+    """
+    out = 0
+    free = 0  # lowest free bit of the current gap
+    for v in range(13):
+        if (hx >> v) & 1:
+            if (hy >> v) & 1:
+                out |= 1 << v  # a card both hold stays
+            free = v + 1
+        elif (hy >> v) & 1:
+            out |= 1 << free
+            free += 1
+    return out
+
+
+#: how states relabel hands (see :func:`_child`)
+KEEP, RANKS, B_IN_A_GAPS, A_IN_B_GAPS = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel):
     """Key of the state after A bids ``a`` and B bids ``b``, and the points A gains now.
 
-    ``ranks``: store the hands as ranks in their union (see :func:`_to_ranks`).
+    ``relabel``: ``KEEP`` the card values, store both hands as ``RANKS`` in
+    their union (:func:`_to_ranks`), or move one player's cards down within
+    the gaps of the other's (:func:`_into_gaps`).
     """
     o = 1 if a > b else (-1 if a < b else 0)
     c2 = pot if (o == 0 and carry_rule and k > 1) else 0
     d2 = d + o * pot
     ha2, hb2 = ha & ~(1 << (a - 1)), hb & ~(1 << (b - 1))
-    if ranks:
+    if relabel == 1:
         ha2, hb2 = _to_ranks(ha2, hb2)
+    elif relabel == 2:
+        hb2 = _into_gaps(ha2, hb2)
+    elif relabel == 3:
+        ha2 = _into_gaps(hb2, ha2)
     key = decision_key(ha2, hb2, pm2, c2, d2 if keep_diff else 0)
     return key, o * pot
 
@@ -108,9 +140,9 @@ def _terminal(imm, d, keep_diff, win):
 
 
 @njit(cache=True)
-def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks, win, next_keys, next_vals):
+def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel, win, next_keys, next_vals):
     """Value for A after bids ``a``, ``b`` (future value plus, without diff, the points won now)."""
-    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks)
+    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel)
     if k == 1:
         return _terminal(imm, d + imm, keep_diff, win)
     v = _next_value(key, next_keys, next_vals)
@@ -118,7 +150,7 @@ def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks, win, next_
 
 
 @njit(cache=True)
-def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, ranks, win, next_keys, next_vals):
+def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, win, next_keys, next_vals):
     """B's lowest card minimising A's expected value against A's distribution ``pa``; and that value."""
     best = np.inf
     bbest = -1
@@ -128,7 +160,7 @@ def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, ranks, win
         s = 0.0
         for a in range(1, n + 1):
             if pa[a - 1] > 0.0:
-                s += pa[a - 1] * _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, ranks, win,
+                s += pa[a - 1] * _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel, win,
                                            next_keys, next_vals)
         if s < best - 1e-12:
             best = s
@@ -160,7 +192,25 @@ def _rehash(hk, hv, hk2, hv2):
 
 
 @njit(cache=True)
-def _expand(keys, probs, start, n, carry_rule, keep_diff, ranks, win,
+def _reveals(pm, k, n, seq, qs):
+    """Prizes that may be revealed with ``k`` cards in hand into ``qs``; their number.
+
+    Random order (``seq`` empty): every hidden prize of ``pm``, each as
+    likely. Fixed order: the sequence's next prize.
+    """
+    if len(seq) > 0:
+        qs[0] = seq[n - k]
+        return 1
+    m = 0
+    for q in range(1, n + 1):
+        if (pm >> (q - 1)) & 1:
+            qs[m] = q
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _expand(keys, probs, start, n, seq, carry_rule, keep_diff, relabel, win,
             code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
             reuse, hk, hv, used):
     """Children of ``keys[start:]`` added into the hash table ``hk``/``hv`` (``used`` entries)
@@ -177,6 +227,7 @@ def _expand(keys, probs, start, n, carry_rule, keep_diff, ranks, win,
     """
     PA = np.empty((13, 13))  # distributions per revealed prize, kept while the state repeats
     PB = np.empty((13, 13))
+    qs = np.empty(13, np.int64)
     half = len(hk) // 2  # linear probing stays fast below this load
     last = -1
     i = start
@@ -187,15 +238,15 @@ def _expand(keys, probs, start, n, carry_rule, keep_diff, ranks, win,
             break
         same = reuse and (keys[i] >> 8) == last
         last = keys[i] >> 8
-        for q in range(1, n + 1):
-            if not (pm >> (q - 1)) & 1:
-                continue
+        nq = _reveals(pm, k, n, seq, qs)
+        for t in range(nq):
+            q = qs[t]
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
             pa = PA[q - 1]
             pb = PB[q - 1]
             if not same:
-                st = _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, ranks, win, code_a, eq_a,
+                st = _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, win, code_a, eq_a,
                                     tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals, pa, pb)
                 if st != 0:
                     return i, used, st
@@ -205,14 +256,14 @@ def _expand(keys, probs, start, n, carry_rule, keep_diff, ranks, win,
                 for b in range(1, n + 1):
                     if pb[b - 1] <= 0.0:
                         continue
-                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff or mode_b != 1, ranks)
-                    used += _add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / k)
+                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff or mode_b != 1, relabel)
+                    used += _add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / nq)
         i += 1
     return i, used, 0
 
 
 @njit(cache=True)
-def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, ranks, win, code_a, eq_a, tka, tpa,
+def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, win, code_a, eq_a, tka, tpa,
                    code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals, pa, pb):
     """A's and B's bid distributions at one decision (``pa``, ``pb`` modified in place); a status."""
     st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
@@ -223,7 +274,7 @@ def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, ranks, win,
     for b in range(n):
         pb[b] = 1.0 if (hb >> b) & 1 else 0.0
     if mode_b == 2:
-        bb, _ = _best_reply(ha, hb, pm2, pot, d if keep_diff else 0, k, n, pa, carry_rule, keep_diff, ranks, win,
+        bb, _ = _best_reply(ha, hb, pm2, pot, d if keep_diff else 0, k, n, pa, carry_rule, keep_diff, relabel, win,
                             next_keys, next_vals)
         for b in range(n):
             pb[b] = 0.0
@@ -232,27 +283,28 @@ def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, ranks, win,
 
 
 @njit(cache=True)
-def _values(keys, n, carry_rule, keep_diff, ranks, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
+def _values(keys, n, seq, carry_rule, keep_diff, relabel, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
     """Value for A of each state in ``keys`` when B best-responds (``out`` modified in place); status."""
     pa = np.empty(13)
+    qs = np.empty(13, np.int64)
     for i in range(len(keys)):
         ha, hb, pm, c, d = unpack_key(keys[i])
         k = _popcount(ha)
         acc = 0.0
-        for q in range(1, n + 1):
-            if not (pm >> (q - 1)) & 1:
-                continue
+        nq = _reveals(pm, k, n, seq, qs)
+        for t in range(nq):
+            q = qs[t]
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
             st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
             if st != 0:
                 return st
-            _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, ranks, win, next_keys,
+            _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, win, next_keys,
                               next_vals)
             if np.isnan(v):
                 return 4
             acc += v
-        out[i] = acc / k
+        out[i] = acc / nq
     return 0
 
 
@@ -266,29 +318,26 @@ def _strip_diff(keys):
 
 
 @njit(cache=True)
-def _queries(keys, n, seat_b):
+def _queries(keys, n, seq, seat_b):
     """Decision keys (own view) a strategy is asked at from the states ``keys``."""
+    qs = np.empty(13, np.int64)
     cnt = 0
     for i in range(len(keys)):
-        cnt += _popcount_pm(keys[i])
+        cnt += 1 if len(seq) > 0 else _popcount(unpack_key(keys[i])[2])
     out = np.empty(cnt, np.int64)
     m = 0
     for i in range(len(keys)):
         ha, hb, pm, c, d = unpack_key(keys[i])
-        for q in range(1, n + 1):
-            if (pm >> (q - 1)) & 1:
-                pm2 = pm & ~(1 << (q - 1))
-                if seat_b:
-                    out[m] = decision_key(hb, ha, pm2, c + q, -d)
-                else:
-                    out[m] = decision_key(ha, hb, pm2, c + q, d)
-                m += 1
+        nq = _reveals(pm, _popcount(ha), n, seq, qs)
+        for t in range(nq):
+            q = qs[t]
+            pm2 = pm & ~(1 << (q - 1))
+            if seat_b:
+                out[m] = decision_key(hb, ha, pm2, c + q, -d)
+            else:
+                out[m] = decision_key(ha, hb, pm2, c + q, d)
+            m += 1
     return out
-
-
-@njit(cache=True)
-def _popcount_pm(key):
-    return _popcount(unpack_key(key)[2])
 
 
 class _Seat:
@@ -300,8 +349,9 @@ class _Seat:
     score (an order of magnitude fewer stage games in a play-out).
     """
 
-    def __init__(self, strategy: Strategy, n: int, seat_b: bool):
-        self.s, self.n, self.seat_b = strategy, n, seat_b
+    def __init__(self, strategy: Strategy, rules: Rules, seat_b: bool):
+        self.s, self.n, self.seat_b = strategy, rules.n, seat_b
+        self.seq = _seq(rules)
         self.code = strategy.code
         if strategy.code == CODE_EQUILIBRIUM and not strategy.uses_diff:
             self.code = CODE_TABLE_NODIFF
@@ -310,13 +360,13 @@ class _Seat:
     def prepare(self, level_keys):
         """Fill the lookup table for every decision met from the states ``level_keys``."""
         if self.code == CODE_TABLE_NODIFF:
-            q = np.unique(_strip_diff(_queries(level_keys, self.n, self.seat_b)))
+            q = np.unique(_strip_diff(_queries(level_keys, self.n, self.seq, self.seat_b)))
             probs = np.zeros((len(q), 13))
             _check(policy_rows(CODE_EQUILIBRIUM, q, self.n, self.s.eq, probs))
             self.keys, self.probs = q, probs
         if self.code != CODE_TABLE:
             return
-        q = np.unique(_queries(level_keys, self.n, self.seat_b))
+        q = np.unique(_queries(level_keys, self.n, self.seq, self.seat_b))
         probs = np.zeros((len(q), 13))
         for i, key in enumerate(q):
             own, opp, pm, pot, diff = unpack_key(key)
@@ -339,13 +389,27 @@ def _check(st):
         raise RuntimeError(f"evaluation failed: {_STATUS.get(int(st), st)}; this is a bug, please report it")
 
 
-def _ranks(sa, sb):
-    """Whether states may keep hands as ranks: no strategy in play looks at card values.
+def _seq(rules):
+    """The prize sequence of a fixed order for the kernels; empty for the random order."""
+    return np.zeros(0, np.int64) if rules.random_order else np.asarray(rules.sequence, np.int64)
+
+
+def _relabelling(sa, sb):
+    """How states may relabel hands (see :func:`_child`), from what the strategies in play look at.
 
     With ``sb`` None, B best-responds (or may bid anything), which depends on
-    comparisons only.
+    comparisons only. A player's cards may be relabelled when that player's
+    strategy sees only card order and the other's does not read the
+    opponent's card values (user functions may).
     """
-    return sa.s.rank_only and (sb is None or sb.s.rank_only)
+    a_rank, b_rank = sa.s.rank_only, sb is None or sb.s.rank_only
+    if a_rank and b_rank:
+        return RANKS
+    if b_rank and sa.s.code != CODE_TABLE:
+        return B_IN_A_GAPS
+    if a_rank and sb.s.code != CODE_TABLE:
+        return A_IN_B_GAPS
+    return KEEP
 
 
 def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
@@ -354,12 +418,12 @@ def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
     hk, hv = _table(_first_slots(len(keys)))
     used = start = 0
     a_args, b_args = sa.args, (sb.args if sb is not None else sa.args)
-    ranks = _ranks(sa, sb)
+    relabel = _relabelling(sa, sb)
     # may states that differ only in the diff share their bid distributions?
     reuse = not sa.s.uses_diff and {MODE_FIXED: sb is not None and not sb.s.uses_diff,
                                      MODE_REACH: True, MODE_BEST: not keep_diff}[mode_b]
     while True:
-        start, used, st = _expand(keys, probs, start, n, rules.tie == "carry", keep_diff, ranks,
+        start, used, st = _expand(keys, probs, start, n, _seq(rules), rules.tie == "carry", keep_diff, relabel,
                                   rules.objective == "win", *a_args, *b_args, mode_b, next_keys, next_vals,
                                   reuse, hk, hv, used)
         _check(st)
@@ -441,8 +505,8 @@ def best_response_tables(rules, sa, keep_diff, tick=None):
         sa.prepare(levels[k])
         vals = np.empty(len(levels[k]))
         nk, nv = _hashed(*tables[k - 1])
-        _check(_values(levels[k], n, rules.tie == "carry", keep_diff, _ranks(sa, None), rules.objective == "win",
-                       *sa.args, nk, nv, vals))
+        _check(_values(levels[k], n, _seq(rules), rules.tie == "carry", keep_diff, _relabelling(sa, None),
+                       rules.objective == "win", *sa.args, nk, nv, vals))
         tables[k] = (levels[k], vals)
         if tick is not None:
             tick()
@@ -528,8 +592,8 @@ def check_rules(rules):
     """Raise ``TypeError``/``ValueError`` unless :func:`evaluate` and :func:`simulate` take ``rules``."""
     if not isinstance(rules, Rules):
         raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
-    if not rules.random_order:
-        raise ValueError("evaluate supports the random prize order only: drop --order")
+    if rules.match != "single":
+        raise ValueError(f"evaluate and simulate play single games, not a {rules.match} match: drop --match")
 
 
 def _solution_for(rules, solution, *specs):
@@ -558,7 +622,7 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     strategy, against : str or Strategy
         See :func:`~.strategies.make_strategy`. ``strategy`` sits in seat A.
     rules : Rules
-        Random prize order.
+        Any tie rule, objective and prize order (single games).
     solution : Solution, optional
         A solution of ``rules`` for the ``equilibrium`` strategy (solved
         here when needed and not given).
@@ -574,7 +638,7 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     Raises
     ------
     ValueError
-        Unknown strategy, fixed prize order, or a solution of other rules.
+        Unknown strategy, a match format, or a solution of other rules.
     """
     check_rules(rules)
     t0 = time.perf_counter()
@@ -582,9 +646,9 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     sa_s = make_strategy(strategy, solution)
     sb_s = make_strategy(against, solution)
     n = rules.n
-    vs = margin_distribution(rules, _Seat(sa_s, n, False), _Seat(sb_s, n, True), tick=progress)
+    vs = margin_distribution(rules, _Seat(sa_s, rules, False), _Seat(sb_s, rules, True), tick=progress)
     keep_diff = rules.objective == "win" or sa_s.uses_diff
-    sa = _Seat(sa_s, n, False)
+    sa = _Seat(sa_s, rules, False)
     tables = best_response_tables(rules, sa, keep_diff, tick=progress)
     br_value = float(tables[n][1][0])
     br = margin_distribution(rules, sa, None, MODE_BEST, tables, keep_diff, tick=progress)
@@ -614,13 +678,16 @@ def _sample(p, n, r):
 
 
 @njit(cache=True)
-def _simulate(games, seed, n, carry_rule, code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, margins):
-    """Play ``games`` games with numba's generator seeded by ``seed``; ``margins`` modified in place."""
+def _simulate(games, seed, n, seq, carry_rule, code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, margins):
+    """Play ``games`` games with numba's generator seeded by ``seed``; ``margins`` modified in place.
+
+    ``seq``: the fixed prize order, or empty for a fresh random order each game.
+    """
     np.random.seed(seed)
     pa = np.empty(13)
     pb = np.empty(13)
     for g in range(games):
-        order = np.random.permutation(n) + 1
+        order = seq if len(seq) > 0 else np.random.permutation(n) + 1
         full = (1 << n) - 1
         ha, hb, pm = full, full, full
         c, d = 0, 0
@@ -656,7 +723,7 @@ def _simulate_python(games, seed, rules, sa, sb):
     n = rules.n
     margins = np.empty(games, np.int64)
     for g in range(games):
-        order = rng.permutation(n) + 1
+        order = rules.sequence if rules.sequence is not None else rng.permutation(n) + 1
         ha, hb, hidden = set(range(1, n + 1)), set(range(1, n + 1)), set(range(1, n + 1))
         c = d = 0
         for r in range(n):
@@ -726,7 +793,7 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Si
     Raises
     ------
     ValueError
-        Non-positive ``games``, unknown strategies, fixed prize order.
+        Non-positive ``games``, unknown strategies, a match format.
     """
     check_rules(rules)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
@@ -741,7 +808,7 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Si
     else:
         margins = np.empty(int(games), np.int64)
         e = np.zeros(0, np.int64), np.zeros((0, 13))
-        _check(_simulate(int(games), int(seed), rules.n, rules.tie == "carry", sa.code, sa.eq, *e,
+        _check(_simulate(int(games), int(seed), rules.n, _seq(rules), rules.tie == "carry", sa.code, sa.eq, *e,
                          sb.code, sb.eq, *e, margins))
     G = len(margins)
     m = float(margins.mean())

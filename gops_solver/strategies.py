@@ -83,7 +83,9 @@ class EqData(NamedTuple):
 
     ``R[r_off[k]:r_off[k+1]]`` is level k; likewise ``canon``, ``offset``,
     ``ncarry`` and ``cvals`` with their ``*_off`` arrays. ``term`` is the
-    end payoff under ``win`` (``StateSpace.term``).
+    end payoff under ``win`` (``StateSpace.term``); ``seq`` the prize
+    sequence of a fixed order (empty for the random order, whose prize sets
+    ``set_rank``/``set_sum`` index; placeholders otherwise).
     """
 
     R: np.ndarray
@@ -104,6 +106,7 @@ class EqData(NamedTuple):
     carry: bool
     win: bool
     term: np.ndarray
+    seq: np.ndarray
 
 
 def _concat(arrays, dtype):
@@ -122,17 +125,21 @@ def eq_data(solution) -> EqData:
     offset, offset_off = _concat([l.offset for l in lays], np.int64)
     ncarry, ncarry_off = _concat([l.ncarry for l in lays], np.int64)
     cvals, cvals_off = _concat(sp.cvals, np.int64)
+    if sp.random_order:
+        set_rank, set_sum, seq = sp.prize_sets.set_rank, sp.prize_sets.set_sum, np.zeros(0, np.int64)
+    else:
+        set_rank, set_sum, seq = np.zeros(1, np.int64), np.zeros(1, np.int64), np.asarray(sp.seq, np.int64)
     return EqData(R, r_off, canon, canon_off, offset, offset_off, ncarry, ncarry_off, cvals, cvals_off,
                   np.asarray(sp.dmax, np.int64), np.array([len(s) for s in sp.sets], np.int64),
-                  sp.patterns.lut, sp.prize_sets.set_rank, sp.prize_sets.set_sum, sp.carry, sp.win,
-                  np.asarray(sp.term, np.float64))
+                  sp.patterns.lut, set_rank, set_sum, sp.carry, sp.win,
+                  np.asarray(sp.term, np.float64), seq)
 
 
 def no_eq_data() -> EqData:
     """Placeholder with the types of :func:`eq_data`, for strategies that need no tables."""
     z, zi = np.zeros(1), np.zeros(2, np.int64)
     return EqData(z, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, np.zeros(1, np.int32), zi, zi, False, False,
-                  np.array([-1.0, 0.0, 1.0]))
+                  np.array([-1.0, 0.0, 1.0]), np.zeros(0, np.int64))
 
 
 # ---------------------------------------------------------------------------
@@ -191,12 +198,30 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
     offset_prev = eq.offset[eq.offset_off[km]:eq.offset_off[km + 1]]
     ncarry_prev = eq.ncarry[eq.ncarry_off[km]:eq.ncarry_off[km + 1]]
     cvals_prev = eq.cvals[eq.cvals_off[km]:eq.cvals_off[km + 1]]
-    s_prev = eq.set_rank[pm_after]
-    sum_prev = eq.set_sum[pm_after]
+    random_order = len(eq.seq) == 0
+    ci = 0
+    if random_order:
+        s_prev = eq.set_rank[pm_after]
+        sum_prev = eq.set_sum[pm_after]
+    else:
+        # fixed order: the carry axis counts the rounds tied in a row just before this one
+        L = len(eq.seq)
+        pos = L - k  # this round's prize
+        carried = pot - eq.seq[pos]
+        acc = 0
+        while acc < carried and ci < pos:
+            ci += 1
+            acc += eq.seq[pos - ci]
+        if acc != carried:
+            return 1
+        s_prev = 0
+        sum_prev = 0
+        for j in range(pos + 1, L):
+            sum_prev += eq.seq[j]
     for a in range(na):
         for b in range(nb):
             sc, o = successor(tokens, u, cls_a[a], cls_b[b], eq.lut, LUT_OFF, tmp)
-            M[a, b] = stage_entry(k, o, pot, diff, 0, s_prev, sum_prev, sc, True, eq.carry, eq.win,
+            M[a, b] = stage_entry(k, o, pot, diff, ci, s_prev, sum_prev, sc, random_order, eq.carry, eq.win,
                                   cvals_prev, eq.dmax[km], R_prev, canon_prev, offset_prev, ncarry_prev,
                                   eq.nsets[km], tmax, eq.term[0], eq.term[2 * tmax])
             if np.isnan(M[a, b]):
@@ -434,8 +459,7 @@ def make_strategy(spec, solution=None) -> Strategy:
     spec : str or Strategy
         One of :data:`HEURISTICS`, ``"equilibrium"``, or ``"module:function"``.
     solution : Solution, optional
-        Required for ``"equilibrium"``: a solution of the game being played
-        (random prize order).
+        Required for ``"equilibrium"``: a solution of the game being played.
 
     Returns
     -------
@@ -458,8 +482,6 @@ def make_strategy(spec, solution=None) -> Strategy:
     if name == "equilibrium":
         if solution is None:
             raise ValueError("strategy equilibrium needs a solution of the game: pass solution=solve(rules)")
-        if not solution.rules.random_order:
-            raise ValueError("strategy equilibrium supports the random prize order only")
         return Strategy("equilibrium", CODE_EQUILIBRIUM, solution=solution)
     if ":" in spec:
         mod, _, attr = spec.strip().partition(":")

@@ -516,15 +516,22 @@ def _round_result(a, b, pot, tie, last):
     return 0, (pot if tie == "carry" and not last else 0)
 
 
-def play_distribution(n, tie, strat_a, strat_b):
-    """Exact distribution {final margin: probability} of A vs B, walking every prize order."""
+def _next_prizes(hidden, order, n):
+    """Prizes that may come next: any hidden one (random order) or the order's next."""
+    return hidden if order is None else (order[n - len(hidden)],)
+
+
+def play_distribution(n, tie, strat_a, strat_b, order=None):
+    """Exact distribution {final margin: probability} of A vs B, walking every prize order
+    (or the one fixed ``order``)."""
     dist = {}
 
     def walk(hand_a, hand_b, hidden, carry, diff, prob):
         if not hand_a:
             dist[diff] = dist.get(diff, 0.0) + prob
             return
-        for q in hidden:
+        nxt = _next_prizes(hidden, order, n)
+        for q in nxt:
             rest = tuple(v for v in hidden if v != q)
             pot = carry + q
             pa = strat_a(hand_a, hand_b, pot, rest, diff)
@@ -535,14 +542,14 @@ def play_distribution(n, tie, strat_a, strat_b):
                         continue
                     gain, c2 = _round_result(a, b, pot, tie, len(hand_a) == 1)
                     walk(tuple(v for v in hand_a if v != a), tuple(v for v in hand_b if v != b), rest, c2,
-                         diff + gain, prob * x * y / len(hidden))
+                         diff + gain, prob * x * y / len(nxt))
 
     full = tuple(range(1, n + 1))
     walk(full, full, full, 0, 0, 1.0)
     return dist
 
 
-def best_response_value(n, tie, objective, strat_a):
+def best_response_value(n, tie, objective, strat_a, order=None):
     """A's expected payoff when B, knowing A's strategy, minimises it (pure replies suffice)."""
 
     @functools.lru_cache(maxsize=None)
@@ -550,7 +557,8 @@ def best_response_value(n, tie, objective, strat_a):
         if not hand_a:
             return float(diff) if objective == "points" else float(np.sign(diff))
         total = 0.0
-        for q in hidden:
+        nxt = _next_prizes(hidden, order, n)
+        for q in nxt:
             rest = tuple(v for v in hidden if v != q)
             pot = carry + q
             pa = strat_a(hand_a, hand_b, pot, rest, diff)
@@ -565,7 +573,7 @@ def best_response_value(n, tie, objective, strat_a):
                                    c2, diff + gain)
                 best = min(best, s)
             total += best
-        return total / len(hidden)
+        return total / len(nxt)
 
     full = tuple(range(1, n + 1))
     return value(full, full, full, 0, 0)

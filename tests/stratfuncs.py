@@ -32,3 +32,10 @@ def uniform_by_value(view):
 def proportional_by_value(view):
     """proportional as a user function: the card of rank r, r = hidden prizes below the pot."""
     return {sorted(view.hand)[sum(1 for p in view.prizes if p < view.pot)]: 1.0}
+
+
+def match_by_value(view):
+    """match as a user function: the card(s) closest to the pot, ties split evenly."""
+    best = min(abs(c - view.pot) for c in view.hand)
+    near = [c for c in view.hand if abs(c - view.pot) == best]
+    return {c: 1 / len(near) for c in near}

@@ -101,7 +101,9 @@ def test_three_cards_highest_vs_lowest_by_hand(tie, margin, wdl):
 # -- exact evaluation: properties and the naive oracle ---------------------------------------
 
 @pytest.mark.parametrize("rules", [Rules(4, "carry", "points"), Rules(4, "discard", "win"),
-                                   Rules(5, "carry", "win"), Rules(5, "discard", "points")])
+                                   Rules(5, "carry", "win"), Rules(5, "discard", "points"),
+                                   Rules(5, "carry", "points", "descending"), Rules(5, "carry", "win", "3,1,5,2,4"),
+                                   Rules(4, "discard", "win", "ascending")])
 def test_equilibrium_against_itself(rules):
     sol = solve(rules)
     e = evaluate("equilibrium", rules, "equilibrium", solution=sol)
@@ -150,19 +152,31 @@ def test_against_naive_oracle(tie, objective):
         assert e.exploitability == pytest.approx(-br, abs=1e-12)
 
 
-@pytest.mark.parametrize("rules", [Rules(5, "carry", "points"), Rules(5, "discard", "win")])
-@pytest.mark.parametrize("name", ["uniform", "proportional"])
-def test_rank_relabelling_changes_nothing(rules, name):
-    # these built-ins and the equilibrium see only card order, so evaluate() keeps hands as ranks
-    # (strategies.RANK_CODES); the same strategy as a user function is played on card values
+def _same_evaluation(e, f):
+    assert e.vs_opponent.distribution.keys() == f.vs_opponent.distribution.keys()
+    for m, p in f.vs_opponent.distribution.items():
+        assert e.vs_opponent.distribution[m] == pytest.approx(p, abs=1e-12)
+    assert e.exploitability == pytest.approx(f.exploitability, abs=1e-12)
+    assert e.vs_best_response.to_dict() == pytest.approx(f.vs_best_response.to_dict(), abs=1e-12)
+
+
+@pytest.mark.parametrize("rules", [Rules(5, "carry", "points"), Rules(5, "discard", "win"),
+                                   Rules(5, "carry", "win", "2,5,1,4,3")])
+@pytest.mark.parametrize("name", ["uniform", "proportional", "match"])
+def test_relabelling_changes_nothing(rules, name):
+    # evaluate() relabels hands when the strategies allow it (evaluate._relabelling): both as ranks
+    # when both see only card order (uniform, proportional vs the equilibrium), or the equilibrium's
+    # cards within the gaps of match's; the same strategy as a user function keeps every card value
     sol = solve(rules)
-    by_rank = evaluate(name, rules, solution=sol)
-    by_value = evaluate(f"stratfuncs:{name}_by_value", rules, solution=sol)
-    assert by_rank.vs_opponent.distribution.keys() == by_value.vs_opponent.distribution.keys()
-    for m, p in by_value.vs_opponent.distribution.items():
-        assert by_rank.vs_opponent.distribution[m] == pytest.approx(p, abs=1e-12)
-    assert by_rank.exploitability == pytest.approx(by_value.exploitability, abs=1e-12)
-    assert by_rank.vs_best_response.to_dict() == pytest.approx(by_value.vs_best_response.to_dict(), abs=1e-12)
+    _same_evaluation(evaluate(name, rules, solution=sol),
+                     evaluate(f"stratfuncs:{name}_by_value", rules, solution=sol))
+
+
+@pytest.mark.parametrize("rules", [Rules(5, "carry", "points"), Rules(5, "discard", "win")])
+def test_relabelling_the_first_seat_into_the_gaps(rules):
+    # uniform (order only) against match (values): A's cards move within the gaps of B's
+    _same_evaluation(evaluate("uniform", rules, against="match"),
+                     evaluate("stratfuncs:uniform_by_value", rules, against="match"))
 
 
 def test_progress_is_called_once_per_round_of_each_pass():
@@ -186,6 +200,32 @@ def test_hash_tables_that_must_grow(monkeypatch):
         assert got[part] == pytest.approx(want[part], abs=1e-12)
 
 
+@pytest.mark.parametrize("tie", ["carry", "discard"])
+@pytest.mark.parametrize("objective", ["points", "win"])
+@pytest.mark.parametrize("order", ["ascending", "descending", "2,4,1,3"])
+def test_fixed_orders_against_naive_oracle(tie, objective, order):
+    n = 4
+    rules = Rules(n, tie, objective, order)
+    seq = rules.sequence
+    for a, b in [("uniform", "match"), ("proportional", "match+1"), ("highest", "uniform"), ("match", "lowest")]:
+        e = evaluate(a, rules, against=b)
+        want = naive.play_distribution(n, tie, _oracle_strategy(a), _oracle_strategy(b), order=seq)
+        got = e.vs_opponent.distribution
+        assert set(got) == {m for m, p in want.items() if p > 0}
+        for m, p in want.items():
+            assert got.get(m, 0.0) == pytest.approx(p, abs=1e-12)
+        br = naive.best_response_value(n, tie, objective, _oracle_strategy(a), order=seq)
+        assert e.vs_best_response.value == pytest.approx(br, abs=1e-12)
+    # the equilibrium of the fixed-order game, played from Python into the oracle: no reply gains
+    sol = solve(rules)
+    eq = make_strategy("equilibrium", sol)
+
+    def eq_fn(hand, opp, pot, hidden, diff):
+        return eq.distribution(View(tuple(hand), tuple(opp), pot, tuple(hidden), diff), n)
+    assert naive.best_response_value(n, tie, objective, eq_fn, order=seq) == pytest.approx(sol.value, abs=1e-9)
+    assert evaluate("equilibrium", rules, solution=sol).exploitability == pytest.approx(0.0, abs=1e-9)
+
+
 def test_user_strategies_through_the_table_path():
     rules = Rules(4, "carry", "win")
     sol = solve(rules)
@@ -200,8 +240,8 @@ def test_user_strategies_through_the_table_path():
 
 
 def test_evaluate_errors():
-    with pytest.raises(ValueError, match="random prize order"):
-        evaluate("match", Rules(4, order="ascending"))
+    with pytest.raises(ValueError, match="drop --match"):
+        evaluate("match", Rules(4, match="session"))
     with pytest.raises(ValueError, match="solution is for"):
         evaluate("equilibrium", Rules(4), solution=solve(Rules(4, "discard")))
 
@@ -222,6 +262,20 @@ def test_simulation_is_seeded_and_agrees_with_exact_figures():
         assert lo <= getattr(exact, name) <= hi, name
     # the intervals are not vacuous: about 1.96 standard errors wide
     assert sim.win_ci[1] - sim.win_ci[0] < 0.02
+
+
+@pytest.mark.parametrize("order", ["descending", "3,5,1,4,2"])
+def test_fixed_order_simulation_agrees_with_exact_figures(order):
+    rules = Rules(5, "carry", "win", order)
+    sol = solve(rules)
+    exact = evaluate("uniform", rules, against="equilibrium", solution=sol).vs_opponent
+    sim = simulate("uniform", "equilibrium", rules, 40_000, seed=5, solution=sol)
+    for name in ("margin", "win", "draw", "loss"):
+        lo, hi = getattr(sim, name + "_ci")
+        assert lo <= getattr(exact, name) <= hi, name
+    # from Python (a user strategy in seat A) the same fixed order is played
+    py = simulate("stratfuncs:uniform_by_value", "equilibrium", rules, 3_000, seed=5, solution=sol)
+    assert py.margin_ci[0] <= exact.margin <= py.margin_ci[1]
 
 
 def test_python_simulation_path_seeded():
@@ -251,6 +305,14 @@ def test_cli_evaluate_and_simulate(tmp_path):
     c = run("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 500, "--seed", 3, "--csv")
     head, row = c.output.strip().split("\n")
     assert dict(zip(head.split(","), row.split(",")))["margin"] == f"{sd['margin']:.6g}"
+    # a fixed prize order
+    f = run("evaluate", "--strategy", "match", "-n", 4, "--order", "descending", "--objective", "win", "--json")
+    assert f.exit_code == 0, f.output
+    fd = json.loads(f.output)
+    assert fd["rules"]["order"] == "descending" and fd["exploitability"] > 0
+    fs = run("simulate", "--a", "match", "--b", "equilibrium", "-n", 4, "--order", "2,4,1,3", "--games", 200,
+             "--json")
+    assert fs.exit_code == 0 and json.loads(fs.output)["rules"]["order"] == "2,4,1,3"
 
 
 @pytest.mark.parametrize("args", [
@@ -261,6 +323,8 @@ def test_cli_evaluate_and_simulate(tmp_path):
     ("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 0),
     ("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 5, "--json", "--csv"),
     ("simulate", "--a", "match", "--b", "x:y", "-n", 4, "--games", 5),
+    ("evaluate", "--strategy", "match", "-n", 4, "--order", "1,2,2,4"),
+    ("evaluate", "--strategy", "nope", "--against", "equilibrium", "-n", 4, "--order", "descending"),
 ])
 def test_cli_errors_are_one_line(args):
     r = run(*args)
