@@ -657,7 +657,11 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     if abs(out_br.value - br_value) > 1e-9 * max(1.0, abs(br_value)):
         raise RuntimeError(f"best-response value {br_value} and its play-out {out_br.value} disagree; "
                            f"this is a bug, please report it")
-    return Evaluation(rules, sa_s.name, sb_s.name, out_vs, out_br, 0.0, 0.0 - br_value, time.perf_counter() - t0)
+    # both seats hold the same cards and see the same prizes, so the game is symmetric: value 0,
+    # which the solution, when there is one, confirms
+    game_value = float(solution.value) if solution is not None else 0.0
+    return Evaluation(rules, sa_s.name, sb_s.name, out_vs, out_br, game_value, game_value - br_value,
+                      time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------------------
