@@ -50,7 +50,7 @@ import importlib
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, classes, successor
 from .induction import MAXC, WORK, stage_entry
@@ -318,16 +318,14 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     return 0
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def policy_rows(code, keys, n, eq, out):
-    """:func:`policy` at each decision key (rows of ``out``, modified in place); a status."""
-    tk, tp = np.zeros(0, np.int64), np.zeros((0, 13))
-    for i in range(len(keys)):
+    """:func:`policy` at each decision key (rows of ``out``, modified in place), in parallel; a status."""
+    status = np.zeros(len(keys), np.int64)
+    for i in prange(len(keys)):
         own, opp, pm, pot, diff = unpack_key(keys[i])
-        st = policy(code, own, opp, pm, pot, diff, n, eq, tk, tp, out[i])
-        if st != 0:
-            return st
-    return 0
+        status[i] = policy(code, own, opp, pm, pot, diff, n, eq, np.zeros(0, np.int64), np.zeros((0, 13)), out[i])
+    return status.max() if len(keys) else 0
 
 
 #: bit layout of packed keys: the diff lowest (8 bits, offset by 91), then 7 bits of pot or
