@@ -54,7 +54,7 @@ def _rules_options(cards_default):
         f = click.option("--tie", default=None, type=click.Choice(TIES),
                          help="carry: a tie carries the pot (last-round tie discards); discard [carry]")(f)
         f = click.option("--cards", "-n", default=None, type=int, metavar="N",
-                         help=f"deck size 1..13" + (f" [{cards_default}]" if cards_default else " (required)"))(f)
+                         help="deck size 1..13" + (f" [{cards_default}]" if cards_default else " (required)"))(f)
         return f
     return wrap
 
@@ -130,7 +130,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     except KeyboardInterrupt:
         if bar:
             bar.close()
-        where = f"; rerun with --resume to continue from the last finished level" if out else ""
+        where = "; rerun with --resume to continue from the last finished level" if out else ""
         click.echo(f"\ninterrupted{where}", err=True)
         sys.exit(130)
     finally:
@@ -591,7 +591,6 @@ _GAMES_PER_SECOND = {"points": 2.5e6, "win": 2.5e6}
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def info(cards, tie, objective, order, as_json):
     """Project states, stage games, memory and time of a solve, without solving."""
-    import os
     from .solution import projected_work
     rules = _make_rules(cards, tie, objective, order)
     w = projected_work(rules)

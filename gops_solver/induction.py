@@ -76,6 +76,26 @@ def stage_entry(k, o, pot, d, ci, s_prev, sum_prev, succ, random_order, carry, w
 
 
 @njit(cache=True)
+def stage_structure(tokens, u, lut, lut_off):
+    """The shape of a pattern's stage games: ``(na, nb, succ, outc)``.
+
+    ``na`` x ``nb`` classes of interchangeable cards (:func:`~.encoding.classes`);
+    ``succ[a, b]`` / ``outc[a, b]``: the successor pattern's index and the
+    outcome (+1, 0, -1 for A) when A bids from class a and B from class b.
+    """
+    tmp = np.empty(16, dtype=np.int64)
+    cls_a = np.empty(MAXC, dtype=np.int64)
+    cls_b = np.empty(MAXC, dtype=np.int64)
+    na, nb = classes(tokens, u, cls_a, cls_b)
+    succ = np.empty((MAXC, MAXC), dtype=np.int64)
+    outc = np.empty((MAXC, MAXC), dtype=np.int64)
+    for a in range(na):
+        for b in range(nb):
+            succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+    return na, nb, succ, outc
+
+
+@njit(cache=True)
 def reveal(q, mask, values, set_rank, set_sum, random_order, seq_next, hidden_sum_k):
     """The ``q``-th possible reveal at level k: ``(prize, s_prev, sum_prev)``; prize 0 if there is none.
 
@@ -116,16 +136,8 @@ def level_kernel(k, ps, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off
         h = canonical[p_out]
         u = pat_u[h]
         tokens = np.empty(16, dtype=np.int64)
-        tmp = np.empty(16, dtype=np.int64)
-        cls_a = np.empty(MAXC, dtype=np.int64)
-        cls_b = np.empty(MAXC, dtype=np.int64)
         decode(u, pat_code[h], tokens)
-        na, nb = classes(tokens, u, cls_a, cls_b)
-        succ = np.empty((MAXC, MAXC), dtype=np.int64)
-        outc = np.empty((MAXC, MAXC), dtype=np.int64)
-        for a in range(na):
-            for b in range(nb):
-                succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+        na, nb, succ, outc = stage_structure(tokens, u, lut, lut_off)
         sym = mirror and _is_symmetric(tokens, u)
         M = np.empty((MAXC, MAXC), dtype=np.float64)
         x = np.empty(MAXC, dtype=np.float64)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from .encoding import LUT_OFF, TOK_A, TOK_B, classes, decode, successor
-from .induction import MAXC, WORK, _is_symmetric, reveal, stage_entry
+from .encoding import LUT_OFF, TOK_A, TOK_B, decode
+from .induction import MAXC, WORK, _is_symmetric, reveal, stage_entry, stage_structure
 from .stage import solve_stage
 from .tolerances import VALUE_TOL
 
@@ -95,15 +95,7 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
             value_out[i] = 0.0
             resid_out[i] = abs(stored)  # symmetric position: value 0 (RULES.md)
             continue
-        tmp = np.empty(16, dtype=np.int64)
-        cls_a = np.empty(MAXC, dtype=np.int64)
-        cls_b = np.empty(MAXC, dtype=np.int64)
-        na, nb = classes(tokens, u, cls_a, cls_b)
-        succ = np.empty((MAXC, MAXC), dtype=np.int64)
-        outc = np.empty((MAXC, MAXC), dtype=np.int64)
-        for a in range(na):
-            for b in range(nb):
-                succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+        na, nb, succ, outc = stage_structure(tokens, u, lut, lut_off)
         M = np.empty((MAXC, MAXC), dtype=np.float64)
         x = np.empty(MAXC, dtype=np.float64)
         y = np.empty(MAXC, dtype=np.float64)
