@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .rules import Rules
 from .strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Strategy, View, _popcount, cards_of,
@@ -282,12 +282,14 @@ def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, wi
     return 0
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def _values(keys, n, seq, carry_rule, keep_diff, relabel, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
-    """Value for A of each state in ``keys`` when B best-responds (``out`` modified in place); status."""
-    pa = np.empty(13)
-    qs = np.empty(13, np.int64)
-    for i in range(len(keys)):
+    """Value for A of each state in ``keys`` when B best-responds (``out`` modified in place), in
+    parallel; a status."""
+    status = np.zeros(len(keys), np.int64)
+    for i in prange(len(keys)):
+        pa = np.empty(13)
+        qs = np.empty(13, np.int64)
         ha, hb, pm, c, d = unpack_key(keys[i])
         k = _popcount(ha)
         acc = 0.0
@@ -297,15 +299,17 @@ def _values(keys, n, seq, carry_rule, keep_diff, relabel, win, code_a, eq_a, tka
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
             st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
+            if st == 0:
+                _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, win, next_keys,
+                                  next_vals)
+                if np.isnan(v):
+                    st = 4
+                acc += v
             if st != 0:
-                return st
-            _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, win, next_keys,
-                              next_vals)
-            if np.isnan(v):
-                return 4
-            acc += v
+                status[i] = st
+                break
         out[i] = acc / nq
-    return 0
+    return status.max() if len(keys) else 0
 
 
 @njit(cache=True)
