@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -210,10 +211,10 @@ def _reveals(pm, k, n, seq, qs):
 
 
 @njit(cache=True)
-def _expand(keys, probs, start, n, seq, carry_rule, keep_diff, relabel, win,
+def _expand(keys, probs, start, end, n, seq, carry_rule, keep_diff, relabel, win,
             code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
             reuse, hk, hv, used):
-    """Children of ``keys[start:]`` added into the hash table ``hk``/``hv`` (``used`` entries)
+    """Children of ``keys[start:end]`` added into the hash table ``hk``/``hv`` (``used`` entries)
     until it is half full.
 
     ``reuse``: neither side's distribution depends on the diff, so states
@@ -231,7 +232,7 @@ def _expand(keys, probs, start, n, seq, carry_rule, keep_diff, relabel, win,
     half = len(hk) // 2  # linear probing stays fast below this load
     last = -1
     i = start
-    while i < len(keys):
+    while i < end:
         ha, hb, pm, c, d = unpack_key(keys[i])
         k = _popcount(ha)
         if used + k * k * k > half:
@@ -260,6 +261,20 @@ def _expand(keys, probs, start, n, seq, carry_rule, keep_diff, relabel, win,
                     used += _add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / nq)
         i += 1
     return i, used, 0
+
+
+@njit(parallel=True, cache=True)
+def _expand_chunks(keys, probs, starts, ends, n, seq, carry_rule, keep_diff, relabel, win,
+                   code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
+                   reuse, HK, HV, used):
+    """:func:`_expand` on the chunks ``keys[starts[p]:ends[p]]`` in parallel, chunk p into the
+    table row ``HK[p]``/``HV[p]``; ``starts`` and ``used`` are advanced in place. A status."""
+    status = np.zeros(len(starts), np.int64)
+    for p in prange(len(starts)):
+        starts[p], used[p], status[p] = _expand(keys, probs, starts[p], ends[p], n, seq, carry_rule, keep_diff,
+                                                relabel, win, code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb,
+                                                mode_b, next_keys, next_vals, reuse, HK[p], HV[p], used[p])
+    return status.max()
 
 
 @njit(cache=True)
@@ -417,34 +432,57 @@ def _relabelling(sa, sb):
 
 
 def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
-    """All children of one level, merged: sorted keys and their probabilities; see :func:`_expand`."""
+    """All children of one level, merged: sorted keys and their probabilities; see :func:`_expand`.
+
+    The parents are cut into one chunk per thread, each filling its own
+    hash table (all tables double when one is half full); the tables are
+    merged at the end.
+    """
     n = rules.n
-    hk, hv = _table(_first_slots(len(keys)))
-    used = start = 0
+    chunks = max(1, min(_chunk_count(), len(keys) // _MIN_CHUNK))
+    bounds = np.linspace(0, len(keys), chunks + 1).astype(np.int64)
+    starts, ends = bounds[:-1].copy(), bounds[1:].copy()
+    slots = _first_slots(len(keys) // chunks)
+    HK, HV = np.full((chunks, slots), _EMPTY, np.int64), np.zeros((chunks, slots))
+    used = np.zeros(chunks, np.int64)
     a_args, b_args = sa.args, (sb.args if sb is not None else sa.args)
     relabel = _relabelling(sa, sb)
     # may states that differ only in the diff share their bid distributions?
     reuse = not sa.s.uses_diff and {MODE_FIXED: sb is not None and not sb.s.uses_diff,
                                      MODE_REACH: True, MODE_BEST: not keep_diff}[mode_b]
     while True:
-        start, used, st = _expand(keys, probs, start, n, _seq(rules), rules.tie == "carry", keep_diff, relabel,
-                                  rules.objective == "win", *a_args, *b_args, mode_b, next_keys, next_vals,
-                                  reuse, hk, hv, used)
-        _check(st)
-        if start == len(keys):
+        _check(_expand_chunks(keys, probs, starts, ends, n, _seq(rules), rules.tie == "carry", keep_diff, relabel,
+                              rules.objective == "win", *a_args, *b_args, mode_b, next_keys, next_vals,
+                              reuse, HK, HV, used))
+        if np.array_equal(starts, ends):
             break
-        hk2, hv2 = _table(2 * len(hk))
-        _rehash(hk, hv, hk2, hv2)
-        hk, hv = hk2, hv2
-    full = np.flatnonzero(hk != _EMPTY)
-    out = hk[full]
-    order = np.argsort(out)
-    return out[order], hv[full][order]
+        HK2, HV2 = np.full((chunks, 2 * slots), _EMPTY, np.int64), np.zeros((chunks, 2 * slots))
+        for p in range(chunks):
+            _rehash(HK[p], HV[p], HK2[p], HV2[p])
+        HK, HV, slots = HK2, HV2, 2 * slots
+    full = HK != _EMPTY
+    out, vals = HK[full], HV[full]
+    del HK, HV
+    order = np.argsort(out, kind="stable")
+    out, vals = out[order], vals[order]
+    if chunks == 1:
+        return out, vals
+    # a child reached from two chunks: add its probabilities
+    first = np.flatnonzero(np.r_[True, out[1:] != out[:-1]])
+    return out[first], np.add.reduceat(vals, first)
 
 
 def _start(n):
     full = (1 << n) - 1
     return np.array([decision_key(full, full, full, 0, 0)], np.int64), np.ones(1)
+
+
+_MIN_CHUNK = 4096  # parents per thread below which one thread does a level
+
+
+def _chunk_count():
+    """Chunks a large level is cut into: one per numba thread."""
+    return numba.get_num_threads()
 
 
 def _table(slots):

@@ -186,17 +186,21 @@ def test_progress_is_called_once_per_round_of_each_pass():
     assert len(calls) == evaluation_steps(rules) == 15
 
 
-def test_hash_tables_that_must_grow(monkeypatch):
-    # each level's children go into a hash table that doubles when half full; start it at 8 slots
-    # so that it grows many times (k**3 children of one state do not fit) and compare
+@pytest.mark.parametrize("chunks", [1, 3])
+@pytest.mark.parametrize("name", ["match", "uniform"])
+def test_hash_tables_that_must_grow(monkeypatch, chunks, name):
+    # each level's children go into hash tables (one per chunk of parents, merged at the end) that
+    # double when one is half full; start them at 8 slots so that they grow many times (k**3
+    # children of one state do not fit), cut every level into `chunks` chunks, and compare
     import gops_solver.evaluate as ev
-    rules = Rules(5, "carry", "points")
+    rules = Rules(5, "carry", "win")
     sol = solve(rules)
-    want = evaluate("match", rules, solution=sol).to_dict()
+    want = evaluate(name, rules, solution=sol)
     monkeypatch.setattr(ev, "_first_slots", lambda n_parents: 8)
-    got = evaluate("match", rules, solution=sol).to_dict()
-    for part in ("vs_opponent", "vs_best_response"):
-        assert got[part] == pytest.approx(want[part], abs=1e-12)
+    monkeypatch.setattr(ev, "_chunk_count", lambda: chunks)
+    monkeypatch.setattr(ev, "_MIN_CHUNK", 1)
+    got = evaluate(name, rules, solution=sol)
+    _same_evaluation(got, want)
 
 
 @pytest.mark.parametrize("tie", ["carry", "discard"])
