@@ -13,6 +13,9 @@ from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, valida
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
+#: largest deck whose exact evaluations were measured (README): uniform at n = 10 took 4 min
+#: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
+_EVAL_MEASURED_MAX = 10
 
 
 class _Gops(click.Group):
@@ -516,10 +519,16 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @_game_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
-def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet):
+@click.option("--allow-large", is_flag=True,
+              help=f"evaluate decks over {_EVAL_MEASURED_MAX} cards (unmeasured; may exhaust memory)")
+def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large):
     """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
     from .evaluate import evaluate as evaluate_exact, evaluation_steps
     rules = _game_rules(cards, tie, objective, order)
+    if rules.n > _EVAL_MEASURED_MAX and not allow_large:
+        raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
+                               f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
+                               f"to try")
     sol = _solution_for(solution, rules, (strategy, against), quiet)
     bar = None
     if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:

@@ -315,6 +315,11 @@ def test_cli_evaluate_and_simulate(tmp_path):
     assert fd["rules"]["order"] == "descending" and fd["exploitability"] > 0
     fs = run("simulate", "--a", "match", "--b", "equilibrium", "-n", 4, "--order", "2,4,1,3", "--games", 200,
              "--json")
+    # past the measured sizes only on request (deterministic against deterministic stays small)
+    big = run("evaluate", "--strategy", "highest", "--against", "lowest", "-n", 11, "--allow-large", "--json", "-q")
+    assert big.exit_code == 0, big.output
+    out = json.loads(big.output)["vs_opponent"]
+    assert out["win"] + out["draw"] + out["loss"] == pytest.approx(1.0)
     assert fs.exit_code == 0 and json.loads(fs.output)["rules"]["order"] == "2,4,1,3"
 
 
@@ -327,6 +332,7 @@ def test_cli_evaluate_and_simulate(tmp_path):
     ("simulate", "--a", "match", "--b", "uniform", "-n", 4, "--games", 5, "--json", "--csv"),
     ("simulate", "--a", "match", "--b", "x:y", "-n", 4, "--games", 5),
     ("evaluate", "--strategy", "match", "-n", 4, "--order", "1,2,2,4"),
+    ("evaluate", "--strategy", "uniform", "-n", 11),
     ("evaluate", "--strategy", "nope", "--against", "equilibrium", "-n", 4, "--order", "descending"),
 ])
 def test_cli_errors_are_one_line(args):
