@@ -480,9 +480,12 @@ def _start(n):
 _MIN_CHUNK = 4096  # parents per thread below which one thread does a level
 
 
+_MAX_CHUNKS = 4  # each chunk's table may hold most of a level's children: memory grows with chunks
+
+
 def _chunk_count():
-    """Chunks a large level is cut into: one per numba thread."""
-    return numba.get_num_threads()
+    """Chunks a large level is cut into: one per numba thread, at most :data:`_MAX_CHUNKS`."""
+    return min(numba.get_num_threads(), _MAX_CHUNKS)
 
 
 def _table(slots):
