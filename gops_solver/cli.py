@@ -476,14 +476,14 @@ def _solution_for(path, rules, specs, quiet):
     if path is not None:
         from .solution import load
         return load(path, rules)
-    if not any(s.strip().lower() == "equilibrium" for s in specs):
+    from .evaluate import check_rules, needs_solution
+    if not needs_solution(*specs):
         return None
-    from .evaluate import check_rules
     from .strategies import make_strategy
     from .solution import projected_work, solve as solve_rules
     check_rules(rules)  # refuse what evaluate/simulate refuse before the solve, not after it
     for s in specs:
-        if s.strip().lower() != "equilibrium":
+        if not needs_solution(s):
             make_strategy(s)
     bar = _progress_bar(projected_work(rules)["total_games"], quiet)
     try:

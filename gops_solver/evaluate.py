@@ -1,19 +1,21 @@
 """Exact evaluation of strategies over actual hands (no sampling).
 
-Heuristics look at card values, so the pattern reduction of the solver does
-not apply here. States are packed into one int64 (:func:`~.strategies.decision_key`
+Heuristics may look at card values, so the solver's pattern tables do not
+apply here. States are packed into one int64 (:func:`~.strategies.decision_key`
 with the carried pot in the pot field): A's hand, B's hand and the hidden
-prizes as bitmasks, the carry and the score difference. Levels are lists of
-sorted keys; one round maps level k to level k - 1.
+prizes as bitmasks, the carry and the score difference. A level is a sorted
+array of keys; one round maps level k to level k - 1, the children merged
+in hash tables. Hands are relabelled (ranks, or one hand within the gaps of
+the other) when the strategies in play allow it (:func:`_relabelling`).
 
-* :func:`play_out` -- both strategies fixed: the exact distribution of the
-  final margin, pushed forward round by round (probabilities of equal states
-  merged), hence the expected margin and P(win), P(draw), P(loss).
-* :func:`best_response` -- A's strategy fixed, B best-responds: the states
-  A's strategy can reach (B may bid anything) are enumerated forwards, then
-  B's minimal value for A is computed backwards, level by level. B's
-  replies are pure (the lowest best card), so the play-out against them is
-  again a fixed-vs-fixed computation.
+* :func:`margin_distribution` -- both strategies fixed: the exact
+  distribution of the final margin, pushed forward round by round, hence
+  the expected margin and P(win), P(draw), P(loss).
+* :func:`best_response_tables` -- A's strategy fixed, B best-responds: the
+  states A's strategy can reach (B may bid anything) are enumerated
+  forwards, then B's minimal value for A is computed backwards, level by
+  level. B's replies are pure (the lowest best card), so the play-out
+  against them is again :func:`margin_distribution`.
 
 Any prize order: random (each hidden prize equally likely to come next) or
 a fixed, public sequence.
@@ -91,11 +93,11 @@ def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel):
     c2 = pot if (o == 0 and carry_rule and k > 1) else 0
     d2 = d + o * pot
     ha2, hb2 = ha & ~(1 << (a - 1)), hb & ~(1 << (b - 1))
-    if relabel == 1:
+    if relabel == RANKS:
         ha2, hb2 = _to_ranks(ha2, hb2)
-    elif relabel == 2:
+    elif relabel == B_IN_A_GAPS:
         hb2 = _into_gaps(ha2, hb2)
-    elif relabel == 3:
+    elif relabel == A_IN_B_GAPS:
         ha2 = _into_gaps(hb2, ha2)
     key = decision_key(ha2, hb2, pm2, c2, d2 if keep_diff else 0)
     return key, o * pot
@@ -117,17 +119,22 @@ def _slot(key, mask):
 
 
 @njit(cache=True)
+def _find(hk, key):
+    """Slot of ``key`` in the open-addressing table ``hk``, or of the free slot where it would go."""
+    mask = len(hk) - 1
+    i = _slot(key, mask)
+    while hk[i] != key and hk[i] != _EMPTY:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
 def _next_value(key, next_keys, next_vals):
     """Value of ``key`` in a hash table built by :func:`_hashed` (NaN when absent)."""
-    mask = len(next_keys) - 1
-    if mask < 0:
+    if len(next_keys) == 0:
         return np.nan
-    i = _slot(key, mask)
-    while next_keys[i] != key:
-        if next_keys[i] == _EMPTY:
-            return np.nan
-        i = (i + 1) & mask
-    return next_vals[i]
+    i = _find(next_keys, key)
+    return next_vals[i] if next_keys[i] == key else np.nan
 
 
 @njit(cache=True)
@@ -172,17 +179,13 @@ def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, w
 @njit(cache=True)
 def _add(hk, hv, key, p):
     """Add ``p`` to ``key``'s entry of the open-addressing table ``hk``/``hv``; 1 if the key is new."""
-    mask = len(hk) - 1
-    i = _slot(key, mask)
-    while True:
-        if hk[i] == key:
-            hv[i] += p
-            return 0
-        if hk[i] == _EMPTY:
-            hk[i] = key
-            hv[i] = p
-            return 1
-        i = (i + 1) & mask
+    i = _find(hk, key)
+    if hk[i] == key:
+        hv[i] += p
+        return 0
+    hk[i] = key
+    hv[i] = p
+    return 1
 
 
 @njit(cache=True)
@@ -257,7 +260,7 @@ def _expand(keys, probs, start, end, n, seq, carry_rule, keep_diff, relabel, win
                 for b in range(1, n + 1):
                     if pb[b - 1] <= 0.0:
                         continue
-                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff or mode_b != 1, relabel)
+                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff or mode_b != MODE_REACH, relabel)
                     used += _add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / nq)
         i += 1
     return i, used, 0
@@ -284,11 +287,11 @@ def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, wi
     st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
     if st != 0:
         return st
-    if mode_b == 0:
+    if mode_b == MODE_FIXED:
         return policy(code_b, hb, ha, pm2, pot, -d, n, eq_b, tkb, tpb, pb)
     for b in range(n):
         pb[b] = 1.0 if (hb >> b) & 1 else 0.0
-    if mode_b == 2:
+    if mode_b == MODE_BEST:
         bb, _ = _best_reply(ha, hb, pm2, pot, d if keep_diff else 0, k, n, pa, carry_rule, keep_diff, relabel, win,
                             next_keys, next_vals)
         for b in range(n):
@@ -641,11 +644,15 @@ def check_rules(rules):
         raise ValueError(f"evaluate and simulate play single games, not a {rules.match} match: drop --match")
 
 
+def needs_solution(*specs) -> bool:
+    """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium."""
+    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
+        any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
+
+
 def _solution_for(rules, solution, *specs):
     """The solution the ``equilibrium`` among ``specs`` plays (solved here if needed and not given)."""
-    needed = any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
-        any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
-    if solution is None and needed:
+    if solution is None and needs_solution(*specs):
         from .solution import solve
         solution = solve(rules)
     if solution is not None and solution.rules != rules:

@@ -322,9 +322,10 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
 def policy_rows(code, keys, n, eq, out):
     """:func:`policy` at each decision key (rows of ``out``, modified in place), in parallel; a status."""
     status = np.zeros(len(keys), np.int64)
+    tk, tp = np.zeros(0, np.int64), np.zeros((0, 13))  # no Python table: read-only placeholders
     for i in prange(len(keys)):
         own, opp, pm, pot, diff = unpack_key(keys[i])
-        status[i] = policy(code, own, opp, pm, pot, diff, n, eq, np.zeros(0, np.int64), np.zeros((0, 13)), out[i])
+        status[i] = policy(code, own, opp, pm, pot, diff, n, eq, tk, tp, out[i])
     return status.max() if len(keys) else 0
 
 
