@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .constants import MAX_CARDS
+
 _NAMES = {"A": 1, "J": 11, "Q": 12, "K": 13}
 _PRINT = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
@@ -45,8 +47,8 @@ def parse_card(token, n: int | None = None) -> int:
             raise ValueError(f"unknown card {str(token).strip()!r}: write a number or A, J, Q, K")
     if n is not None and not 1 <= value <= n:
         raise ValueError(f"card {value} is outside 1..{n}: use cards between 1 and {n}")
-    if value < 1 or value > 13:
-        raise ValueError(f"card {value} is outside 1..13: use cards between 1 and 13")
+    if value < 1 or value > MAX_CARDS:
+        raise ValueError(f"card {value} is outside 1..{MAX_CARDS}: use cards between 1 and {MAX_CARDS}")
     return value
 
 

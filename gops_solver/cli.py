@@ -9,13 +9,12 @@ import click
 
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
+from .constants import MAX_CARDS, VALUE_TOL, tol_text
+from .projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
-#: largest deck whose exact evaluations were measured (README): uniform at n = 10 took 4 min
-#: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
-_EVAL_MEASURED_MAX = 10
 
 
 class _Gops(click.Group):
@@ -48,7 +47,10 @@ def cli():
     """Exact equilibria of two-player Goofspiel (GOPS). See RULES.md for the rules."""
 
 
+# -- the rule options and the rule builder every command shares ---------------------
+
 def _rules_options(cards_default):
+    """The options that describe a game: --cards, --tie, --objective, --order."""
     def wrap(f):
         f = click.option("--order", default=None, metavar="ORDER",
                          help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]")(f)
@@ -57,12 +59,13 @@ def _rules_options(cards_default):
         f = click.option("--tie", default=None, type=click.Choice(TIES),
                          help="carry: a tie carries the pot (last-round tie discards); discard [carry]")(f)
         f = click.option("--cards", "-n", default=None, type=int, metavar="N",
-                         help="deck size 1..13" + (f" [{cards_default}]" if cards_default else " (required)"))(f)
+                         help=f"deck size 1..{MAX_CARDS}" + (f" [{cards_default}]" if cards_default else " (required)"))(f)
         return f
     return wrap
 
 
 def _make_rules(cards, tie, objective, order, cards_default=None, match=None, draw=None):
+    """The :class:`Rules` of the rule options (the only place they are built)."""
     if cards is None:
         if cards_default is None:
             raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
@@ -74,7 +77,13 @@ def _make_rules(cards, tie, objective, order, cards_default=None, match=None, dr
                  match=match, draw=draw or "replay")
 
 
+def _solution_option(help_text):
+    """--solution FILE: a file written by gops solve --out."""
+    return click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None, help=help_text)
+
+
 def _match_options(f):
+    """The options that make a game a match: --match, --draw."""
     f = click.option("--draw", default=None, type=click.Choice(DRAWS),
                      help="best-of: a drawn game is replayed, or counts half to each [replay]")(f)
     f = click.option("--match", default=None, type=click.Choice(MATCHES),
@@ -110,23 +119,24 @@ def _progress_bar(total, quiet):
 @_match_options
 def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quiet, match, draw):
     """Solve a whole game (or match) exactly and print its value."""
-    from .solution import projected_work, solve as solve_rules
+    from .projection import NEEDS_OUT, TOO_LARGE, project
+    from .solution import solve as solve_rules
     from .checkpoint import check_out_path
     rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
     if out is not None:
         check_out_path(out)
     if resume and out is None:
         raise click.UsageError("--resume needs --out FILE: checkpoints live beside the output file")
-    work = projected_work(rules)
-    ram = _machine_memory()
-    if out is None and work["total_bytes"] > 0.6 * ram:
-        raise click.UsageError(f"holding every level of this solve needs {work['total_bytes'] / 2**30:.1f} GiB of "
-                               f"{ram / 2**30:.1f} GiB: add --out FILE so finished levels go to disk "
-                               f"(peak {work['peak_bytes'] / 2**30:.1f} GiB)")
-    if work["peak_bytes"] > 0.9 * ram:
-        raise click.UsageError(f"this solve needs {work['peak_bytes'] / 2**30:.1f} GiB for two levels but the machine "
-                               f"has {ram / 2**30:.1f} GiB: see gops info, choose fewer cards")
-    bar = _progress_bar(work["total_games"], quiet)
+    pr = project(rules)
+    fit = pr.solve_fit(with_out=out is not None)
+    if fit == NEEDS_OUT:
+        raise click.UsageError(f"holding every level of this solve needs {pr.table_bytes / 2**30:.1f} GiB of "
+                               f"{pr.machine_bytes / 2**30:.1f} GiB: add --out FILE so finished levels go to disk "
+                               f"(peak {pr.peak_bytes / 2**30:.1f} GiB)")
+    if fit == TOO_LARGE:
+        raise click.UsageError(f"this solve needs {pr.peak_bytes / 2**30:.1f} GiB for two levels but the machine "
+                               f"has {pr.machine_bytes / 2**30:.1f} GiB: see gops info, choose fewer cards")
+    bar = _progress_bar(pr.stage_games, quiet)
     try:
         sol = solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None,
                           stage_solver=stage_solver, out=out, resume=resume)
@@ -154,9 +164,8 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
 
 
 @cli.command()
-@click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
-              help="a file written by gops solve --out (otherwise only this state's sub-game is solved)")
-@_rules_options(13)
+@_solution_option("a file written by gops solve --out (otherwise only this state's sub-game is solved)")
+@_rules_options(MAX_CARDS)
 @click.option("--hand-a", required=True, help="A's cards, e.g. 1,3,5 or A,J,K")
 @click.option("--hand-b", required=True, help="B's cards")
 @click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
@@ -171,10 +180,11 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
           match, draw, game, match_score):
     """Value and optimal bid distributions of one decision state."""
-    from .solution import load, query_state, solve as solve_rules
+    from .query import query_state
+    from .solution import load, solve as solve_rules
     if match not in (None, "single") and solution is None:
         # a match needs every game's end values: solve it first (in memory)
-        rules = _make_rules(cards, tie, objective, order, cards_default=13, match=match, draw=draw)
+        rules = _make_rules(cards, tie, objective, order, cards_default=MAX_CARDS, match=match, draw=draw)
         sol = solve_rules(rules)
         res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
                         game=game, match_score=_parse_match_score(match_score))
@@ -194,7 +204,7 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
     else:
         if game not in (None, 1) or match_score is not None:
             raise click.UsageError("--game and --match-score need --match")
-        rules = _make_rules(cards, tie, objective, order, cards_default=13)
+        rules = _make_rules(cards, tie, objective, order, cards_default=MAX_CARDS)
         st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
         res = query_state(rules, st, None, None, stage_solver)
     if as_json:
@@ -213,8 +223,7 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 
 @cli.command()
 @_rules_options(None)
-@click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
-              help="a file written by gops solve --out (its rules are played)")
+@_solution_option("a file written by gops solve --out (its rules are played)")
 @click.option("--seed", type=int, default=None, help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @_match_options
@@ -222,7 +231,8 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
     """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
     import numpy as np
     from .play import Match, Opponent, deal, needs_full_solve
-    from .solution import load, projected_work, solve as solve_rules
+    from .projection import duration, project
+    from .solution import load, solve as solve_rules
     if solution is not None:
         sol = load(solution)
         given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order),
@@ -241,8 +251,7 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
                        + "...", err=True)
             sol = solve_rules(rules)
         elif needs_full_solve(rules):
-            seconds = projected_work(rules)["total_games"] / _GAMES_PER_SECOND[rules.objective]
-            click.echo(f"solving the whole game once (about {_duration(seconds)})...", err=True)
+            click.echo(f"solving the whole game once (about {duration(project(rules).seconds)})...", err=True)
             sol = solve_rules(rules)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
@@ -417,7 +426,8 @@ def _parse_match_score(text):
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
 @click.option("--seed", type=int, default=0, help="seed of the sample [0]")
-@click.option("--tol", type=click.FloatRange(min=0.0), default=1e-9, help="largest residual and exploitability accepted [1e-9]")
+@click.option("--tol", type=click.FloatRange(min=0.0), default=VALUE_TOL,
+              help=f"largest residual and exploitability accepted [{tol_text(VALUE_TOL)}]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def verify(file, sample, seed, tol, as_json):
     """Recompute every stored value from the level below; exit 1 if any is off."""
@@ -464,28 +474,23 @@ def _slot_text(d) -> str:
     return text
 
 
-def _game_rules(cards, tie, objective, order):
-    if cards is None:
-        raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
-    return Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
-
-
 def _solution_for(path, rules, specs, quiet):
     """The solution the equilibrium strategy reads: from --solution, solved here (with a
     progress bar on long solves) when one of ``specs`` is the equilibrium, else None."""
     if path is not None:
         from .solution import load
         return load(path, rules)
-    from .evaluate import check_rules, needs_solution
+    from .matchup import check_rules, needs_solution
     if not needs_solution(*specs):
         return None
+    from .projection import project
     from .strategies import make_strategy
-    from .solution import projected_work, solve as solve_rules
+    from .solution import solve as solve_rules
     check_rules(rules)  # refuse what evaluate/simulate refuse before the solve, not after it
     for s in specs:
         if not needs_solution(s):
             make_strategy(s)
-    bar = _progress_bar(projected_work(rules)["total_games"], quiet)
+    bar = _progress_bar(project(rules).stage_games, quiet)
     try:
         return solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None)
     finally:
@@ -493,21 +498,10 @@ def _solution_for(path, rules, specs, quiet):
             bar.close()
 
 
-_GAME_OPTIONS = [
-    click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 (required)"),
-    click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]"),
-    click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]"),
-    click.option("--order", default=None, metavar="ORDER",
-                 help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]"),
-    click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
-                 help="solution file for the equilibrium strategy (otherwise solved here)"),
-]
-
-
 def _game_options(f):
-    for opt in reversed(_GAME_OPTIONS):
-        f = opt(f)
-    return f
+    """The rule options of a single game, and --solution for the equilibrium strategy."""
+    f = _solution_option("solution file for the equilibrium strategy (otherwise solved here)")(f)
+    return _rules_options(None)(f)
 
 
 _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equilibrium or module:function"
@@ -520,12 +514,12 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @click.option("--allow-large", is_flag=True,
-              help=f"evaluate decks over {_EVAL_MEASURED_MAX} cards (unmeasured; may exhaust memory)")
+              help=f"evaluate decks over {EVAL_MEASURED_MAX_CARDS} cards (unmeasured; may exhaust memory)")
 def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large):
     """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
     from .evaluate import evaluate as evaluate_exact, evaluation_steps
-    rules = _game_rules(cards, tie, objective, order)
-    if rules.n > _EVAL_MEASURED_MAX and not allow_large:
+    rules = _make_rules(cards, tie, objective, order)
+    if not evaluation_measured(rules) and not allow_large:
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
                                f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
                                f"to try")
@@ -563,10 +557,10 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar while the equilibrium is solved")
 def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
-    from .evaluate import simulate as run_games
+    from .simulate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    rules = _game_rules(cards, tie, objective, order)
+    rules = _make_rules(cards, tie, objective, order)
     res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules, (strat_a, strat_b), quiet))
     if as_json:
         click.echo(json.dumps(res.to_dict()))
@@ -589,56 +583,28 @@ def main():
     cli()
 
 
-#: solve throughput measured on the reference machine (2 cores), stage games per second:
-#: 2.3-3.4 million in the benchmark table of README.md (with other jobs running), 5.5
-#: million for n=9 discard win alone. Used only for time projections, so the low end.
-_GAMES_PER_SECOND = {"points": 2.5e6, "win": 2.5e6}
-
-
 @cli.command()
 @_rules_options(None)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def info(cards, tie, objective, order, as_json):
     """Project states, stage games, memory and time of a solve, without solving."""
-    from .solution import projected_work
+    from .projection import duration, project
     rules = _make_rules(cards, tie, objective, order)
-    w = projected_work(rules)
-    ram = _machine_memory()
-    # with --out two levels are held at a time, plus interpreter and numba overhead
-    need = w["peak_bytes"] + 300 * 2**20
-    seconds = w["total_games"] / _GAMES_PER_SECOND[rules.objective]
-    fits = need <= 0.9 * ram
+    pr = project(rules)
+    gib, ram = 2**30, pr.machine_bytes
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "table_entries": w["total_bytes"] // 8,
-                               "stage_games": w["total_games"], "memory_bytes": need,
-                               "file_bytes": w["total_bytes"],
-                               "projected_seconds": seconds, "machine_memory_bytes": ram, "fits": fits,
-                               "levels": [{"k": k, "stage_games": g, "table_bytes": b}
-                                          for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]}))
+        click.echo(json.dumps(pr.to_dict()))
         return
     click.echo(f"rules          {rules.describe()}")
-    click.echo(f"table entries  {w['total_bytes'] // 8:,}")
-    click.echo(f"stage games    {w['total_games']:,}")
-    click.echo(f"memory         {need / 2**30:.2f} GiB with --out (this machine: {ram / 2**30:.1f} GiB); "
-               f"{(w['total_bytes'] + 300 * 2**20) / 2**30:.2f} GiB without")
-    click.echo(f"solution file  {w['total_bytes'] / 2**30:.2f} GiB")
-    click.echo(f"time           about {_duration(seconds)} on 2 cores")
-    if fits and w["total_bytes"] + 300 * 2**20 > 0.6 * ram:
+    click.echo(f"table entries  {pr.table_entries:,}")
+    click.echo(f"stage games    {pr.stage_games:,}")
+    click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB with --out (this machine: {ram / gib:.1f} GiB); "
+               f"{pr.in_memory_bytes / gib:.2f} GiB without")
+    click.echo(f"solution file  {pr.table_bytes / gib:.2f} GiB")
+    click.echo(f"time           about {duration(pr.seconds)} on 2 cores")
+    if pr.fits and not pr.fits_in_memory:
         click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
-    elif fits:
+    elif pr.fits:
         click.echo("verdict        fits on this machine")
     else:
-        click.echo(f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
-
-
-def _machine_memory() -> int:
-    import os
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+        click.echo(f"verdict        will NOT fit: needs {pr.memory_bytes / gib:.1f} GiB of {ram / gib:.1f} GiB")

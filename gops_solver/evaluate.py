@@ -5,7 +5,7 @@ apply here. States are packed into one int64 (:func:`~.strategies.decision_key`
 with the carried pot in the pot field): A's hand, B's hand and the hidden
 prizes as bitmasks, the carry and the score difference. A level is a sorted
 array of keys; one round maps level k to level k - 1, the children merged
-in hash tables. Hands are relabelled (ranks, or one hand within the gaps of
+in hash tables (:mod:`~.hashtable`). Hands are relabelled (ranks, or one hand within the gaps of
 the other) when the strategies in play allow it (:func:`_relabelling`).
 
 * :func:`margin_distribution` -- both strategies fixed: the exact
@@ -18,23 +18,59 @@ the other) when the strategies in play allow it (:func:`_relabelling`).
   against them is again :func:`margin_distribution`.
 
 Any prize order: random (each hidden prize equally likely to come next) or
-a fixed, public sequence.
+a fixed, public sequence. The kernels take the fixed settings of one step
+(a level) as a :class:`Play`, the strategies as :class:`~.strategies.Seats`
+and the equilibrium's tables as one :class:`~.strategies.EqData` per seat. Sampled play is in
+:mod:`~.simulate`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from numba import njit, prange
 
+from .constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
+from .hashtable import EMPTY, add, hashed, next_value, rehash, slots_for
+from .matchup import check_rules, check_status, needs_solution, prize_sequence, solution_for  # noqa: F401
 from .rules import Rules
-from .strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Strategy, View, _popcount, cards_of,
-                         decision_key, make_strategy, policy, policy_rows, unpack_key)
+from .simulate import Simulation, simulate  # noqa: F401  (imported from here before the split)
+from .statekeys import _popcount, cards_of, decision_key, unpack_key
+from .strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Seats, Strategy, View, make_strategy,
+                         policy, policy_rows)
 
 MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
+
+
+class Play(NamedTuple):
+    """The fixed settings of one pass over the levels, for the kernels.
+
+    ``n`` cards; ``seq`` the fixed prize order (empty: random order);
+    ``carry`` the tie rule carries; ``keep_diff`` states keep the score
+    difference; ``relabel`` how hands are relabelled (:func:`_child`);
+    ``win`` the objective; ``mode_b`` how B plays (:func:`_expand`);
+    ``reuse`` states that differ only in the diff share their distributions;
+    ``next_keys``/``next_vals`` the values of the level below as a hash table
+    (:func:`~.hashtable.hashed`; empty when unused).
+    """
+
+    n: int
+    seq: np.ndarray
+    carry: bool
+    keep_diff: bool
+    relabel: int
+    win: bool
+    mode_b: int
+    reuse: bool
+    next_keys: np.ndarray
+    next_vals: np.ndarray
+
+
+_NO_NEXT = np.zeros(0, np.int64), np.zeros(0)
 
 
 @njit(cache=True)
@@ -48,7 +84,7 @@ def _to_ranks(ha, hb):
     rb = 0
     r = 0
     u = ha | hb
-    for v in range(13):
+    for v in range(MAX_CARDS):
         if (u >> v) & 1:
             ra |= ((ha >> v) & 1) << r
             rb |= ((hb >> v) & 1) << r
@@ -66,7 +102,7 @@ def _into_gaps(hx, hy):
     """
     out = 0
     free = 0  # lowest free bit of the current gap
-    for v in range(13):
+    for v in range(MAX_CARDS):
         if (hx >> v) & 1:
             if (hy >> v) & 1:
                 out |= 1 << v  # a card both hold stays
@@ -103,40 +139,6 @@ def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel):
     return key, o * pot
 
 
-_EMPTY = -1  # free slot of a hash table (packed keys are >= 0)
-
-
-@njit(cache=True)
-def _slot(key, mask):
-    """Home slot of ``key`` in a power-of-two hash table.
-
-    The state is hashed (Fibonacci hashing) and the diff, the key's low
-    byte, added: the children of one state's diffs, which come one after
-    the other, then land in the same cache lines.
-    """
-    h = np.int64((np.uint64(key >> 8) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20))
-    return (h + (key & 255)) & mask
-
-
-@njit(cache=True)
-def _find(hk, key):
-    """Slot of ``key`` in the open-addressing table ``hk``, or of the free slot where it would go."""
-    mask = len(hk) - 1
-    i = _slot(key, mask)
-    while hk[i] != key and hk[i] != _EMPTY:
-        i = (i + 1) & mask
-    return i
-
-
-@njit(cache=True)
-def _next_value(key, next_keys, next_vals):
-    """Value of ``key`` in a hash table built by :func:`_hashed` (NaN when absent)."""
-    if len(next_keys) == 0:
-        return np.nan
-    i = _find(next_keys, key)
-    return next_vals[i] if next_keys[i] == key else np.nan
-
-
 @njit(cache=True)
 def _terminal(imm, d, keep_diff, win):
     """Value for A of a finished game (``imm`` already added to ``d`` when diff is kept)."""
@@ -148,18 +150,19 @@ def _terminal(imm, d, keep_diff, win):
 
 
 @njit(cache=True)
-def _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel, win, next_keys, next_vals):
+def _cell(play, ha, hb, pm2, a, b, pot, d, k):
     """Value for A after bids ``a``, ``b`` (future value plus, without diff, the points won now)."""
-    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel)
+    key, imm = _child(ha, hb, pm2, a, b, pot, d, k, play.carry, play.keep_diff, play.relabel)
     if k == 1:
-        return _terminal(imm, d + imm, keep_diff, win)
-    v = _next_value(key, next_keys, next_vals)
-    return v if keep_diff else v + imm
+        return _terminal(imm, d + imm, play.keep_diff, play.win)
+    v = next_value(key, play.next_keys, play.next_vals)
+    return v if play.keep_diff else v + imm
 
 
 @njit(cache=True)
-def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, win, next_keys, next_vals):
+def _best_reply(play, ha, hb, pm2, pot, d, k, pa):
     """B's lowest card minimising A's expected value against A's distribution ``pa``; and that value."""
+    n = play.n
     best = np.inf
     bbest = -1
     for b in range(1, n + 1):
@@ -168,31 +171,11 @@ def _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, w
         s = 0.0
         for a in range(1, n + 1):
             if pa[a - 1] > 0.0:
-                s += pa[a - 1] * _cell(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel, win,
-                                           next_keys, next_vals)
-        if s < best - 1e-12:
+                s += pa[a - 1] * _cell(play, ha, hb, pm2, a, b, pot, d, k)
+        if s < best - REPLY_TOL:
             best = s
             bbest = b
     return bbest, best
-
-
-@njit(cache=True)
-def _add(hk, hv, key, p):
-    """Add ``p`` to ``key``'s entry of the open-addressing table ``hk``/``hv``; 1 if the key is new."""
-    i = _find(hk, key)
-    if hk[i] == key:
-        hv[i] += p
-        return 0
-    hk[i] = key
-    hv[i] = p
-    return 1
-
-
-@njit(cache=True)
-def _rehash(hk, hv, hk2, hv2):
-    for i in range(len(hk)):
-        if hk[i] != _EMPTY:
-            _add(hk2, hv2, hk[i], hv[i])
 
 
 @njit(cache=True)
@@ -214,25 +197,26 @@ def _reveals(pm, k, n, seq, qs):
 
 
 @njit(cache=True)
-def _expand(keys, probs, start, end, n, seq, carry_rule, keep_diff, relabel, win,
-            code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
-            reuse, hk, hv, used):
+def _expand(play, seats, eq_a, eq_b, keys, probs, start, end, hk, hv, used):
     """Children of ``keys[start:end]`` added into the hash table ``hk``/``hv`` (``used`` entries)
     until it is half full.
 
-    ``reuse``: neither side's distribution depends on the diff, so states
-    that differ only in the diff (adjacent in sorted ``keys``) share them.
+    ``play.reuse``: neither side's distribution depends on the diff, so
+    states that differ only in the diff (adjacent in sorted ``keys``) share
+    them.
 
-    ``mode_b``: ``MODE_FIXED`` (B plays ``code_b``), ``MODE_REACH`` (B may
-    bid any card; probabilities are not tracked) or ``MODE_BEST`` (B's best
-    reply read from ``next_*``). The diff is kept in the keys, except in
+    ``play.mode_b``: ``MODE_FIXED`` (B plays its seat's strategy),
+    ``MODE_REACH`` (B may bid any card; probabilities are not tracked) or
+    ``MODE_BEST`` (B's best reply read from ``play.next_*``). The diff is kept in the keys, except in
     ``MODE_REACH`` without ``keep_diff`` (B's best reply will not need it).
     Returns ``(next start, entries used, status)``.
     """
-    PA = np.empty((13, 13))  # distributions per revealed prize, kept while the state repeats
-    PB = np.empty((13, 13))
-    qs = np.empty(13, np.int64)
+    n = play.n
+    PA = np.empty((MAX_CARDS, MAX_CARDS))  # distributions per revealed prize, kept while the state repeats
+    PB = np.empty((MAX_CARDS, MAX_CARDS))
+    qs = np.empty(MAX_CARDS, np.int64)
     half = len(hk) // 2  # linear probing stays fast below this load
+    keep = play.keep_diff or play.mode_b != MODE_REACH
     last = -1
     i = start
     while i < end:
@@ -240,9 +224,9 @@ def _expand(keys, probs, start, end, n, seq, carry_rule, keep_diff, relabel, win
         k = _popcount(ha)
         if used + k * k * k > half:
             break
-        same = reuse and (keys[i] >> 8) == last
+        same = play.reuse and (keys[i] >> 8) == last
         last = keys[i] >> 8
-        nq = _reveals(pm, k, n, seq, qs)
+        nq = _reveals(pm, k, n, play.seq, qs)
         for t in range(nq):
             q = qs[t]
             pm2 = pm & ~(1 << (q - 1))
@@ -250,8 +234,7 @@ def _expand(keys, probs, start, end, n, seq, carry_rule, keep_diff, relabel, win
             pa = PA[q - 1]
             pb = PB[q - 1]
             if not same:
-                st = _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, win, code_a, eq_a,
-                                    tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals, pa, pb)
+                st = _distributions(play, ha, hb, pm2, pot, d, k, seats, eq_a, eq_b, pa, pb)
                 if st != 0:
                     return i, used, st
             for a in range(1, n + 1):
@@ -260,40 +243,36 @@ def _expand(keys, probs, start, end, n, seq, carry_rule, keep_diff, relabel, win
                 for b in range(1, n + 1):
                     if pb[b - 1] <= 0.0:
                         continue
-                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff or mode_b != MODE_REACH, relabel)
-                    used += _add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / nq)
+                    key, _ = _child(ha, hb, pm2, a, b, pot, d, k, play.carry, keep, play.relabel)
+                    used += add(hk, hv, key, probs[i] * pa[a - 1] * pb[b - 1] / nq)
         i += 1
     return i, used, 0
 
 
 @njit(parallel=True, cache=True)
-def _expand_chunks(keys, probs, starts, ends, n, seq, carry_rule, keep_diff, relabel, win,
-                   code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals,
-                   reuse, HK, HV, used):
+def _expand_chunks(play, seats, eq_a, eq_b, keys, probs, starts, ends, HK, HV, used):
     """:func:`_expand` on the chunks ``keys[starts[p]:ends[p]]`` in parallel, chunk p into the
     table row ``HK[p]``/``HV[p]``; ``starts`` and ``used`` are advanced in place. A status."""
     status = np.zeros(len(starts), np.int64)
     for p in prange(len(starts)):
-        starts[p], used[p], status[p] = _expand(keys, probs, starts[p], ends[p], n, seq, carry_rule, keep_diff,
-                                                relabel, win, code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb,
-                                                mode_b, next_keys, next_vals, reuse, HK[p], HV[p], used[p])
+        starts[p], used[p], status[p] = _expand(play, seats, eq_a, eq_b, keys, probs, starts[p], ends[p], HK[p],
+                                                HV[p], used[p])
     return status.max()
 
 
 @njit(cache=True)
-def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, win, code_a, eq_a, tka, tpa,
-                   code_b, eq_b, tkb, tpb, mode_b, next_keys, next_vals, pa, pb):
+def _distributions(play, ha, hb, pm2, pot, d, k, seats, eq_a, eq_b, pa, pb):
     """A's and B's bid distributions at one decision (``pa``, ``pb`` modified in place); a status."""
-    st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
+    n = play.n
+    st = policy(seats.code_a, ha, hb, pm2, pot, d, n, eq_a, seats.keys_a, seats.probs_a, pa)
     if st != 0:
         return st
-    if mode_b == MODE_FIXED:
-        return policy(code_b, hb, ha, pm2, pot, -d, n, eq_b, tkb, tpb, pb)
+    if play.mode_b == MODE_FIXED:
+        return policy(seats.code_b, hb, ha, pm2, pot, -d, n, eq_b, seats.keys_b, seats.probs_b, pb)
     for b in range(n):
         pb[b] = 1.0 if (hb >> b) & 1 else 0.0
-    if mode_b == MODE_BEST:
-        bb, _ = _best_reply(ha, hb, pm2, pot, d if keep_diff else 0, k, n, pa, carry_rule, keep_diff, relabel, win,
-                            next_keys, next_vals)
+    if play.mode_b == MODE_BEST:
+        bb, _ = _best_reply(play, ha, hb, pm2, pot, d if play.keep_diff else 0, k, pa)
         for b in range(n):
             pb[b] = 0.0
         pb[bb - 1] = 1.0
@@ -301,25 +280,25 @@ def _distributions(ha, hb, pm2, pot, d, k, n, carry_rule, keep_diff, relabel, wi
 
 
 @njit(parallel=True, cache=True)
-def _values(keys, n, seq, carry_rule, keep_diff, relabel, win, code_a, eq_a, tka, tpa, next_keys, next_vals, out):
-    """Value for A of each state in ``keys`` when B best-responds (``out`` modified in place), in
-    parallel; a status."""
+def _values(play, seats, eq_a, keys, out):
+    """Value for A of each state in ``keys`` when B best-responds to seat A (``out`` modified in
+    place), in parallel; a status."""
+    n = play.n
     status = np.zeros(len(keys), np.int64)
     for i in prange(len(keys)):
-        pa = np.empty(13)
-        qs = np.empty(13, np.int64)
+        pa = np.empty(MAX_CARDS)
+        qs = np.empty(MAX_CARDS, np.int64)
         ha, hb, pm, c, d = unpack_key(keys[i])
         k = _popcount(ha)
         acc = 0.0
-        nq = _reveals(pm, k, n, seq, qs)
+        nq = _reveals(pm, k, n, play.seq, qs)
         for t in range(nq):
             q = qs[t]
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
-            st = policy(code_a, ha, hb, pm2, pot, d, n, eq_a, tka, tpa, pa)
+            st = policy(seats.code_a, ha, hb, pm2, pot, d, n, eq_a, seats.keys_a, seats.probs_a, pa)
             if st == 0:
-                _, v = _best_reply(ha, hb, pm2, pot, d, k, n, pa, carry_rule, keep_diff, relabel, win, next_keys,
-                                  next_vals)
+                _, v = _best_reply(play, ha, hb, pm2, pot, d, k, pa)
                 if np.isnan(v):
                     st = 4
                 acc += v
@@ -342,7 +321,7 @@ def _strip_diff(keys):
 @njit(cache=True)
 def _queries(keys, n, seq, seat_b):
     """Decision keys (own view) a strategy is asked at from the states ``keys``."""
-    qs = np.empty(13, np.int64)
+    qs = np.empty(MAX_CARDS, np.int64)
     cnt = 0
     for i in range(len(keys)):
         cnt += 1 if len(seq) > 0 else _popcount(unpack_key(keys[i])[2])
@@ -373,23 +352,23 @@ class _Seat:
 
     def __init__(self, strategy: Strategy, rules: Rules, seat_b: bool):
         self.s, self.n, self.seat_b = strategy, rules.n, seat_b
-        self.seq = _seq(rules)
+        self.seq = prize_sequence(rules)
         self.code = strategy.code
         if strategy.code == CODE_EQUILIBRIUM and not strategy.uses_diff:
             self.code = CODE_TABLE_NODIFF
-        self.keys, self.probs = np.zeros(0, np.int64), np.zeros((0, 13))
+        self.keys, self.probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))
 
     def prepare(self, level_keys):
         """Fill the lookup table for every decision met from the states ``level_keys``."""
         if self.code == CODE_TABLE_NODIFF:
             q = np.unique(_strip_diff(_queries(level_keys, self.n, self.seq, self.seat_b)))
-            probs = np.zeros((len(q), 13))
-            _check(policy_rows(CODE_EQUILIBRIUM, q, self.n, self.s.eq, probs))
+            probs = np.zeros((len(q), MAX_CARDS))
+            check_status(policy_rows(CODE_EQUILIBRIUM, q, self.n, self.s.eq, probs))
             self.keys, self.probs = q, probs
         if self.code != CODE_TABLE:
             return
         q = np.unique(_queries(level_keys, self.n, self.seq, self.seat_b))
-        probs = np.zeros((len(q), 13))
+        probs = np.zeros((len(q), MAX_CARDS))
         for i, key in enumerate(q):
             own, opp, pm, pot, diff = unpack_key(key)
             view = View(cards_of(own, self.n), cards_of(opp, self.n), int(pot), cards_of(pm, self.n), int(diff))
@@ -399,21 +378,14 @@ class _Seat:
 
     @property
     def args(self):
-        return self.code, self.s.eq, self.keys, self.probs
+        """``(code, keys, probs)`` of this seat for the kernels (lookup table of the current level)."""
+        return self.code, self.keys, self.probs
 
 
-_STATUS = {1: "the equilibrium tables lack a state", 2: "a stage game failed to solve",
-           3: "a Python strategy's table lacks a decision", 4: "a successor value is missing"}
-
-
-def _check(st):
-    if st != 0:
-        raise RuntimeError(f"evaluation failed: {_STATUS.get(int(st), st)}; this is a bug, please report it")
-
-
-def _seq(rules):
-    """The prize sequence of a fixed order for the kernels; empty for the random order."""
-    return np.zeros(0, np.int64) if rules.random_order else np.asarray(rules.sequence, np.int64)
+def _seats(sa, sb):
+    """:class:`~.strategies.Seats` and the two seats' equilibrium tables (B is a copy of A when None)."""
+    sb = sb if sb is not None else sa
+    return Seats(*sa.args, *sb.args), sa.s.eq, sb.s.eq
 
 
 def _relabelling(sa, sb):
@@ -434,7 +406,7 @@ def _relabelling(sa, sb):
     return KEEP
 
 
-def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
+def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt):
     """All children of one level, merged: sorted keys and their probabilities; see :func:`_expand`.
 
     The parents are cut into one chunk per thread, each filling its own
@@ -446,24 +418,24 @@ def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, next_keys, next_vals):
     bounds = np.linspace(0, len(keys), chunks + 1).astype(np.int64)
     starts, ends = bounds[:-1].copy(), bounds[1:].copy()
     slots = _first_slots(len(keys) // chunks)
-    HK, HV = np.full((chunks, slots), _EMPTY, np.int64), np.zeros((chunks, slots))
+    HK, HV = np.full((chunks, slots), EMPTY, np.int64), np.zeros((chunks, slots))
     used = np.zeros(chunks, np.int64)
-    a_args, b_args = sa.args, (sb.args if sb is not None else sa.args)
+    seats, eq_a, eq_b = _seats(sa, sb)
     relabel = _relabelling(sa, sb)
     # may states that differ only in the diff share their bid distributions?
     reuse = not sa.s.uses_diff and {MODE_FIXED: sb is not None and not sb.s.uses_diff,
                                      MODE_REACH: True, MODE_BEST: not keep_diff}[mode_b]
+    play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, relabel, rules.objective == "win",
+                mode_b, reuse, *nxt)
     while True:
-        _check(_expand_chunks(keys, probs, starts, ends, n, _seq(rules), rules.tie == "carry", keep_diff, relabel,
-                              rules.objective == "win", *a_args, *b_args, mode_b, next_keys, next_vals,
-                              reuse, HK, HV, used))
+        check_status(_expand_chunks(play, seats, eq_a, eq_b, keys, probs, starts, ends, HK, HV, used))
         if np.array_equal(starts, ends):
             break
-        HK2, HV2 = np.full((chunks, 2 * slots), _EMPTY, np.int64), np.zeros((chunks, 2 * slots))
+        HK2, HV2 = np.full((chunks, 2 * slots), EMPTY, np.int64), np.zeros((chunks, 2 * slots))
         for p in range(chunks):
-            _rehash(HK[p], HV[p], HK2[p], HV2[p])
+            rehash(HK[p], HV[p], HK2[p], HV2[p])
         HK, HV, slots = HK2, HV2, 2 * slots
-    full = HK != _EMPTY
+    full = HK != EMPTY
     out, vals = HK[full], HV[full]
     del HK, HV
     order = np.argsort(out, kind="stable")
@@ -486,33 +458,14 @@ _MIN_CHUNK = 4096  # parents per thread below which one thread does a level
 _MAX_CHUNKS = 4  # each chunk's table may hold most of a level's children: memory grows with chunks
 
 
+def _first_slots(n_parents):
+    """First size of a level's table of children (it doubles as it fills)."""
+    return slots_for(2 * n_parents)
+
+
 def _chunk_count():
     """Chunks a large level is cut into: one per numba thread, at most :data:`_MAX_CHUNKS`."""
     return min(numba.get_num_threads(), _MAX_CHUNKS)
-
-
-def _table(slots):
-    """An empty hash table of ``slots`` (a power of two) entries."""
-    return np.full(slots, _EMPTY, np.int64), np.zeros(slots)
-
-
-def _slots_for(n_keys):
-    """Slots that keep ``n_keys`` keys at most half full."""
-    return 1 << max(10, int(2 * n_keys).bit_length())
-
-
-def _first_slots(n_parents):
-    """First size of a level's table of children (it doubles as it fills)."""
-    return _slots_for(2 * n_parents)
-
-
-def _hashed(keys, vals):
-    """Hash table (at most half full) of a level's values, for :func:`_next_value`."""
-    if len(keys) == 0:
-        return np.zeros(0, np.int64), np.zeros(0)
-    hk, hv = _table(_slots_for(len(keys)))
-    _rehash(keys, vals, hk, hv)
-    return hk, hv
 
 
 def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True, tick=None):
@@ -525,8 +478,8 @@ def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep
         sa.prepare(keys)
         if sb is not None:
             sb.prepare(keys)
-        nk, nv = _hashed(*best_tables[k - 1]) if best_tables is not None else (np.zeros(0, np.int64), np.zeros(0))
-        keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nk, nv)
+        nxt = hashed(*best_tables[k - 1]) if best_tables is not None else _NO_NEXT
+        keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt)
         if tick is not None:
             tick()
     return {int(unpack_key(key)[4]): float(p) for key, p in zip(keys, probs)}
@@ -545,16 +498,17 @@ def best_response_tables(rules, sa, keep_diff, tick=None):
         sa.prepare(levels[k])
         # B may bid anything: B's seat only needs typed placeholders
         levels[k - 1], _ = _step(levels[k], np.ones(len(levels[k])), rules, sa, None, MODE_REACH, keep_diff,
-                                 np.zeros(0, np.int64), np.zeros(0))
+                                 _NO_NEXT)
         if tick is not None:
             tick()
     tables = [(np.zeros(0, np.int64), np.zeros(0))] * (n + 1)
     for k in range(1, n + 1):
         sa.prepare(levels[k])
         vals = np.empty(len(levels[k]))
-        nk, nv = _hashed(*tables[k - 1])
-        _check(_values(levels[k], n, _seq(rules), rules.tie == "carry", keep_diff, _relabelling(sa, None),
-                       rules.objective == "win", *sa.args, nk, nv, vals))
+        play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, _relabelling(sa, None),
+                    rules.objective == "win", MODE_BEST, False, *hashed(*tables[k - 1]))
+        seats, eq_a, _ = _seats(sa, None)
+        check_status(_values(play, seats, eq_a, levels[k], vals))
         tables[k] = (levels[k], vals)
         if tick is not None:
             tick()
@@ -636,31 +590,6 @@ class Evaluation:
                 "seconds": round(self.seconds, 3)}
 
 
-def check_rules(rules):
-    """Raise ``TypeError``/``ValueError`` unless :func:`evaluate` and :func:`simulate` take ``rules``."""
-    if not isinstance(rules, Rules):
-        raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
-    if rules.match != "single":
-        raise ValueError(f"evaluate and simulate play single games, not a {rules.match} match: drop --match")
-
-
-def needs_solution(*specs) -> bool:
-    """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium."""
-    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
-        any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
-
-
-def _solution_for(rules, solution, *specs):
-    """The solution the ``equilibrium`` among ``specs`` plays (solved here if needed and not given)."""
-    if solution is None and needs_solution(*specs):
-        from .solution import solve
-        solution = solve(rules)
-    if solution is not None and solution.rules != rules:
-        raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
-                         f"pass a matching solution")
-    return solution
-
-
 def evaluation_steps(rules: Rules) -> int:
     """Number of ``progress`` calls an :func:`evaluate` of ``rules`` makes (rounds of its four passes)."""
     return 4 * rules.n - 1
@@ -694,7 +623,7 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     """
     check_rules(rules)
     t0 = time.perf_counter()
-    solution = _solution_for(rules, solution, strategy, against)
+    solution = solution_for(rules, solution, strategy, against)
     sa_s = make_strategy(strategy, solution)
     sb_s = make_strategy(against, solution)
     n = rules.n
@@ -706,178 +635,11 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     br = margin_distribution(rules, sa, None, MODE_BEST, tables, keep_diff, tick=progress)
     out_vs = Outcome.from_distribution(vs, rules.objective)
     out_br = Outcome.from_distribution(br, rules.objective)
-    if abs(out_br.value - br_value) > 1e-9 * max(1.0, abs(br_value)):
+    if abs(out_br.value - br_value) > VALUE_TOL * max(1.0, abs(br_value)):
         raise RuntimeError(f"best-response value {br_value} and its play-out {out_br.value} disagree; "
                            f"this is a bug, please report it")
     # both seats hold the same cards and see the same prizes, so the game is symmetric: value 0,
     # which the solution, when there is one, confirms
     game_value = float(solution.value) if solution is not None else 0.0
     return Evaluation(rules, sa_s.name, sb_s.name, out_vs, out_br, game_value, game_value - br_value,
-                      time.perf_counter() - t0)
-
-
-# ---------------------------------------------------------------------------
-# simulation
-# ---------------------------------------------------------------------------
-
-@njit(cache=True)
-def _sample(p, n, r):
-    acc = 0.0
-    last = -1
-    for v in range(n):
-        if p[v] > 0.0:
-            acc += p[v]
-            last = v
-            if r < acc:
-                return v + 1
-    return last + 1  # rounding: the last card with positive probability
-
-
-@njit(cache=True)
-def _simulate(games, seed, n, seq, carry_rule, code_a, eq_a, tka, tpa, code_b, eq_b, tkb, tpb, margins):
-    """Play ``games`` games with numba's generator seeded by ``seed``; ``margins`` modified in place.
-
-    ``seq``: the fixed prize order, or empty for a fresh random order each game.
-    """
-    np.random.seed(seed)
-    pa = np.empty(13)
-    pb = np.empty(13)
-    for g in range(games):
-        order = seq if len(seq) > 0 else np.random.permutation(n) + 1
-        full = (1 << n) - 1
-        ha, hb, pm = full, full, full
-        c, d = 0, 0
-        for r in range(n):
-            q = order[r]
-            pm &= ~(1 << (q - 1))
-            pot = c + q
-            st = policy(code_a, ha, hb, pm, pot, d, n, eq_a, tka, tpa, pa)
-            if st != 0:
-                return st
-            st = policy(code_b, hb, ha, pm, pot, -d, n, eq_b, tkb, tpb, pb)
-            if st != 0:
-                return st
-            a = _sample(pa, n, np.random.random())
-            b = _sample(pb, n, np.random.random())
-            ha &= ~(1 << (a - 1))
-            hb &= ~(1 << (b - 1))
-            if a > b:
-                d += pot
-                c = 0
-            elif a < b:
-                d -= pot
-                c = 0
-            else:
-                c = pot if (carry_rule and r < n - 1) else 0
-        margins[g] = d
-    return 0
-
-
-def _simulate_python(games, seed, rules, sa, sb):
-    """Play games calling the strategies from Python (for user strategies)."""
-    rng = np.random.default_rng(seed)
-    n = rules.n
-    margins = np.empty(games, np.int64)
-    for g in range(games):
-        order = rules.sequence if rules.sequence is not None else rng.permutation(n) + 1
-        ha, hb, hidden = set(range(1, n + 1)), set(range(1, n + 1)), set(range(1, n + 1))
-        c = d = 0
-        for r in range(n):
-            q = int(order[r])
-            hidden.discard(q)
-            pot = c + q
-            bids = []
-            for s, own, opp, dd in ((sa, ha, hb, d), (sb, hb, ha, -d)):
-                dist = s.distribution(View(tuple(sorted(own)), tuple(sorted(opp)), pot, tuple(sorted(hidden)), dd), n)
-                cards = list(dist)
-                bids.append(int(cards[rng.choice(len(cards), p=np.array([dist[x] for x in cards]) /
-                                                 sum(dist.values()))]))
-            a, b = bids
-            ha.discard(a)
-            hb.discard(b)
-            if a != b:
-                d += pot if a > b else -pot
-                c = 0
-            else:
-                c = pot if (rules.tie == "carry" and r < n - 1) else 0
-        margins[g] = d
-    return margins
-
-
-@dataclass
-class Simulation:
-    """Result of :func:`simulate`: sample means with 95% confidence intervals.
-
-    Intervals are normal approximations: ``mean +- 1.96 * sd / sqrt(games)``
-    for the margin, ``p +- 1.96 * sqrt(p (1 - p) / games)`` for the rates.
-    """
-
-    rules: Rules
-    a: str
-    b: str
-    games: int
-    seed: int
-    margin: float
-    margin_ci: tuple
-    win: float
-    win_ci: tuple
-    draw: float
-    draw_ci: tuple
-    loss: float
-    loss_ci: tuple
-    seconds: float
-
-    def to_dict(self) -> dict:
-        """JSON-ready form."""
-        return {"rules": self.rules.to_dict(), "a": self.a, "b": self.b, "games": self.games, "seed": self.seed,
-                "margin": self.margin, "margin_ci": list(self.margin_ci), "win": self.win, "win_ci": list(self.win_ci),
-                "draw": self.draw, "draw_ci": list(self.draw_ci), "loss": self.loss, "loss_ci": list(self.loss_ci),
-                "seconds": round(self.seconds, 3)}
-
-
-def _floats(pair):
-    return tuple(float(v) for v in pair)
-
-
-def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Simulation:
-    """Play ``games`` games of ``a`` (seat A) against ``b``; reproducible by ``seed``.
-
-    Built-in strategies and the equilibrium play inside numba (its
-    generator seeded with ``seed``); when a user strategy takes part, the
-    games are played from Python with ``numpy.random.default_rng(seed)``.
-
-    Raises
-    ------
-    ValueError
-        Non-positive ``games``, unknown strategies, a match format.
-    """
-    check_rules(rules)
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"games={games!r} must be a positive whole number")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise ValueError(f"seed={seed!r} must be a whole number in 0..2**32-1")
-    t0 = time.perf_counter()
-    solution = _solution_for(rules, solution, a, b)
-    sa, sb = make_strategy(a, solution), make_strategy(b, solution)
-    if CODE_TABLE in (sa.code, sb.code):
-        margins = _simulate_python(int(games), int(seed), rules, sa, sb)
-    else:
-        margins = np.empty(int(games), np.int64)
-        e = np.zeros(0, np.int64), np.zeros((0, 13))
-        _check(_simulate(int(games), int(seed), rules.n, _seq(rules), rules.tie == "carry", sa.code, sa.eq, *e,
-                         sb.code, sb.eq, *e, margins))
-    G = len(margins)
-    m = float(margins.mean())
-    half = 1.96 * float(margins.std(ddof=1)) / np.sqrt(G) if G > 1 else float("inf")
-
-    def rate(mask):
-        p = float(np.count_nonzero(mask)) / G
-        h = 1.96 * np.sqrt(p * (1 - p) / G)
-        return p, (p - h, p + h)
-
-    w, wci = rate(margins > 0)
-    dr, dci = rate(margins == 0)
-    lo, lci = rate(margins < 0)
-    return Simulation(rules, sa.name, sb.name, G, int(seed), m, (m - half, m + half), w, _floats(wci), dr, _floats(dci),
-                      lo, _floats(lci),
                       time.perf_counter() - t0)

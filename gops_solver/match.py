@@ -25,12 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from .encoding import StateSpace
-from .induction import lookup, run_induction
+from .constants import FIXED_POINT_PROBE, FIXED_POINT_TOL, VALUE_TOL
+from .induction import run_induction
 from .rules import SESSION_GAMES, Rules
-
-#: The fixed point of a replayed draw is accepted when the game's value and
-#: the draw's payoff differ by no more than this (well inside VALUE_TOL).
-FIXED_POINT_TOL = 1e-13
+from .tables import level_table, read_value
 
 
 class MatchTables:
@@ -80,7 +78,7 @@ class MatchTables:
             return g, False, ms
         a, b = (0, 0) if match_score is None else _pair(match_score)
         a2, b2 = round(2 * a), round(2 * b)
-        if abs(2 * a - a2) > 1e-9 or abs(2 * b - b2) > 1e-9 or a < 0 or b < 0:
+        if abs(2 * a - a2) > VALUE_TOL or abs(2 * b - b2) > VALUE_TOL or a < 0 or b < 0:
             raise ValueError(f"match_score {match_score!r} is not games won: give (a, b) with whole "
                              f"{'or half ' if r.draw == 'half' else ''}numbers >= 0")
         N, need = r.best_of, r.best_of // 2 + 1
@@ -119,10 +117,8 @@ def start_value(space: StateSpace, tables, d: int) -> float:
         return float(space.term[-1])  # decided before the game starts
     if d + total <= -t:
         return float(space.term[0])
-    lay = space.layouts[n]
     top = space.patterns.index([2] * n)
-    v = float(lookup(tables[n], lay.canon, lay.offset, lay.ncarry, len(space.sets[n]), lay.nd, space.dmax[n],
-                     top, 0, 0, d))
+    v = float(read_value(level_table(space, n, tables[n]), top, 0, 0, d))
     if not np.isfinite(v):
         raise ValueError(f"start difference {d} is outside this game's tables: this is a bug, please report it")
     return v
@@ -259,7 +255,7 @@ def _check_unique(h, x, lo, hi):
     exactly when h is strictly positive just left of it and strictly
     negative just right of it.
     """
-    step = 1e-6 * (hi - lo)
+    step = FIXED_POINT_PROBE * (hi - lo)
     left, right = max(lo, x - step), min(hi, x + step)
     if (left < x and h(left)[0] <= FIXED_POINT_TOL) or (right > x and h(right)[0] >= -FIXED_POINT_TOL):
         raise ValueError("both players can hold a game to a sure draw here, so with replayed draws the match "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import parse_cards
+from .constants import MAX_CARDS
 
 TIES = ("carry", "discard")
 OBJECTIVES = ("points", "win")
@@ -13,7 +14,6 @@ MATCHES = ("single", "session", "best-of-3", "best-of-5")
 DRAWS = ("replay", "half")
 #: games in a session (document 000)
 SESSION_GAMES = 3
-MAX_CARDS = 13
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 Follow a state here: :func:`solve` builds the :class:`~.encoding.StateSpace`
 of the rules, fills its tables by :func:`~.induction.run_induction`, and
-:meth:`Solution.query` reduces a state to its pattern, reads the successor
-values from level ``k - 1`` and solves that one stage game again for the
+:meth:`Solution.query` hands the state to :func:`~.query.query_state`, which
+reduces it to its pattern, builds its stage game from level ``k - 1`` with
+the one builder :func:`~.tables.stage_matrix` and solves it again for the
 strategies (tables store values, not strategies).
 """
 
@@ -14,89 +15,22 @@ import os
 import tempfile
 import time
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from . import __version__
 from .checkpoint import Checkpointer, check_out_path
-from .encoding import StateSpace, classes, hands_to_pattern, successor, LUT_OFF, TOK_A, TOK_B
-from .induction import StageSolveError, level_work, lookup, run_induction, stage_entry
+from .constants import VALUE_TOL
+from .encoding import StateSpace
+from .induction import level_work, run_induction
+from .query import QueryResult, query_state  # noqa: F401  (QueryResult is public here)
 from .rules import Rules, validate_state
-from .stage import solve_matrix_game
-from .tolerances import GUARANTEE_TOL, VALUE_TOL
+from .stage import check_backend as _check_backend
+from .tables import level_table, read_value
 
 MAGIC = b"GOPSSOL\x01"
 FORMAT_VERSION = 1
-
-
-@dataclass
-class QueryResult:
-    """Value and optimal bid distributions at one decision state.
-
-    Attributes
-    ----------
-    value : float
-        Value of the state for A (``points``: expected final margin including
-        ``diff``; ``win``: P(A wins) - P(B wins)).
-    strategy_a, strategy_b : dict
-        Card -> probability over each player's hand; optimal in the stage game.
-    matrix : ndarray
-        The stage game over classes of interchangeable cards.
-    classes_a, classes_b : list of list of int
-        The cards behind each row / column of ``matrix``.
-    offset : float
-        What ``value`` adds to the stage game's value (the score difference
-        under ``points``, which the tables leave out).
-    """
-
-    value: float
-    strategy_a: dict
-    strategy_b: dict
-    matrix: np.ndarray = field(repr=False)
-    state: object = field(repr=False, default=None)
-    classes_a: list = field(repr=False, default=None)
-    classes_b: list = field(repr=False, default=None)
-    offset: float = field(repr=False, default=0.0)
-
-    def payoffs_a(self) -> dict:
-        """Expected value for A of each of A's cards against B's optimal mix.
-
-        Returns
-        -------
-        dict
-            Card -> ``matrix[row of card] @ y + offset`` where ``y`` is B's
-            strategy summed over each column's cards; in the units of
-            ``value``. Every card in A's support earns ``value``.
-        """
-        y = np.array([sum(self.strategy_b[c] for c in cls) for cls in self.classes_b])
-        rows = self.matrix @ y + self.offset
-        return {c: float(rows[i]) for i, cls in enumerate(self.classes_a) for c in cls}
-
-    def value_given_up(self, card) -> float:
-        """Expected value A gives up by bidding ``card`` against B's optimal mix.
-
-        ``value - payoffs_a()[card]``: 0 for a card in an optimal strategy's
-        support, positive for a mistake. Differences within the solver's
-        guarantee tolerance are reported as 0.
-
-        Raises
-        ------
-        ValueError
-            If ``card`` is not in A's hand.
-        """
-        pay = self.payoffs_a()
-        if card not in pay:
-            raise ValueError(f"card {card} is not in A's hand {sorted(pay)}: choose one of those")
-        gap = self.value - pay[card]
-        # B's optimal mix holds every row to the value within GUARANTEE_TOL
-        return 0.0 if gap <= GUARANTEE_TOL * max(1.0, abs(self.value)) else float(gap)
-
-    def to_dict(self) -> dict:
-        """JSON-ready form (card keys as strings)."""
-        return {"value": float(self.value),
-                "strategy_a": {str(c): float(p) for c, p in self.strategy_a.items()},
-                "strategy_b": {str(c): float(p) for c, p in self.strategy_b.items()}}
 
 
 def full_space(rules: Rules) -> StateSpace:
@@ -143,10 +77,8 @@ class Solution:
             return float(self.match.values[self.match.first()])
         # a points session is additive: three single games
         games = 3 if self.rules.match == "session" else 1
-        lay = sp.layouts[n]
         top = sp.patterns.index([2] * n)
-        return games * float(lookup(self.tables[n], lay.canon, lay.offset, lay.ncarry, len(sp.sets[n]), lay.nd,
-                                    sp.dmax[n], top, 0, 0, 0))
+        return games * float(read_value(level_table(sp, n, self.tables[n]), top, 0, 0, 0))
 
     def __repr__(self):
         return (f"Solution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
@@ -496,110 +428,3 @@ def projected_work(rules: Rules) -> dict:
     peak = max(a + b for a, b in zip(nbytes, nbytes[1:])) if rules.n else nbytes[0]
     return {"stage_games": games, "total_games": sum(games), "table_bytes": nbytes,
             "total_bytes": sum(nbytes), "peak_bytes": peak, "space": space}
-
-
-def _check_backend(name):
-    if name not in ("numba", "highs"):
-        raise ValueError(f"unknown stage solver {name!r}: use numba or highs")
-
-
-def _stage_structure(state, space):
-    """Classes, their cards, successors and outcomes of a state's stage game."""
-    tokens, values = hands_to_pattern(state.hand_a, state.hand_b)
-    u = len(tokens)
-    tok = np.array(tokens + [0] * (16 - u), dtype=np.int64)
-    cls_a, cls_b = np.empty(13, np.int64), np.empty(13, np.int64)
-    na, nb = classes(tok, u, cls_a, cls_b)
-
-    def cards_of(pos, own):
-        run = [values[pos]]
-        q = pos + 1
-        while tokens[pos] == own and q < u and tokens[q] == own:
-            run.append(values[q])
-            q += 1
-        return run
-
-    cards_a = [cards_of(int(cls_a[i]), TOK_A) for i in range(na)]
-    cards_b = [cards_of(int(cls_b[j]), TOK_B) for j in range(nb)]
-    tmp = np.empty(16, np.int64)
-    succ = np.empty((na, nb), np.int64)
-    outc = np.empty((na, nb), np.int64)
-    for i in range(na):
-        for j in range(nb):
-            succ[i, j], outc[i, j] = successor(tok, u, cls_a[i], cls_b[j], space.patterns.lut, LUT_OFF, tmp)
-    return cards_a, cards_b, succ, outc, u
-
-
-def _stage_matrix(state, space, tables, s_prev, sum_prev, ci):
-    """Stage matrix of ``state`` read from ``tables[k - 1]``; None if any cell is not tabulated."""
-    k = state.k
-    cards_a, cards_b, succ, outc, u = _stage_structure(state, space)
-    if u > space.union_cap or k - 1 > space.kmax:
-        return None
-    M = np.empty(succ.shape)
-    d = state.diff if space.win else 0
-    lay = space.layouts[k - 1]
-    for i in range(succ.shape[0]):
-        for j in range(succ.shape[1]):
-            M[i, j] = stage_entry(k, int(outc[i, j]), state.pot, d, ci, s_prev, sum_prev, int(succ[i, j]),
-                                  space.random_order, space.carry, space.win,
-                                  space.cvals[k - 1], space.dmax[k - 1], tables[k - 1],
-                                  lay.canon, lay.offset, lay.ncarry, len(space.sets[k - 1]),
-                                  space.tmax, space.term[0], space.term[-1])
-    if np.isnan(M).any():
-        return None
-    return cards_a, cards_b, M
-
-
-def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numba") -> QueryResult:
-    """Solve one decision state's stage game, from stored tables or a sub-game.
-
-    When ``tables`` lack a successor (a state the full induction never
-    reaches, or no tables at all) only the sub-game below the state is solved.
-    """
-    _check_backend(stage_solver)
-    k = state.k
-    found = None
-    if tables is not None:
-        if space.random_order:
-            s_prev = int(space.prize_sets.set_rank[space.prize_sets.mask(state.prizes)])
-            ci = 0  # unused: a tie carries the pot itself
-        else:
-            s_prev, ci = 0, state.carry_chain
-        found = _stage_matrix(state, space, tables, s_prev, sum(state.prizes), ci)
-    if found is None:
-        space, tables = _subgame(rules, state, space.term if space is not None and space.win else None)
-        s_prev = int(space.prize_sets.set_rank[(1 << (k - 1)) - 1]) if space.random_order else 0
-        found = _stage_matrix(state, space, tables, s_prev, sum(state.prizes), 0)
-        if found is None:
-            raise StageSolveError("the sub-game below this state lacks a successor value; this is a bug, please report it")
-    cards_a, cards_b, M = found
-    res = solve_matrix_game(M, backend=stage_solver)
-    offset = state.diff if not space.win else 0
-    value = float(res.value) + offset
-    strat_a = _spread(cards_a, res.row, state.hand_a)
-    strat_b = _spread(cards_b, res.col, state.hand_b)
-    return QueryResult(value, strat_a, strat_b, M, state, cards_a, cards_b, float(offset))
-
-
-def _spread(class_cards, probs, hand) -> dict:
-    # interchangeable cards are equally good: share the class's probability evenly
-    out = {int(c): 0.0 for c in sorted(hand)}
-    for cards, p in zip(class_cards, probs):
-        for c in cards:
-            out[c] += float(p) / len(cards)
-    return out
-
-
-def _subgame(rules: Rules, state, term=None):
-    """State space and tables of just the game below ``state`` (``term``: its end payoff, win only)."""
-    k = state.k
-    u0 = len(set(state.hand_a) | set(state.hand_b))
-    if rules.random_order:
-        space = StateSpace(True, rules.tie == "carry", rules.objective == "win", state.prizes, k - 1, u0,
-                           extra=state.pot, diff_reach=abs(state.diff), term=term)
-    else:
-        space = StateSpace(False, rules.tie == "carry", rules.objective == "win", (state.pot,) + state.prizes,
-                           k - 1, u0, diff_reach=abs(state.diff), term=term)
-    tables, _ = run_induction(space)
-    return space, tables

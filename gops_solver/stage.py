@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .tolerances import GUARANTEE_TOL, PIVOT_TOL
+from .constants import GUARANTEE_TOL, HIGHS_FEAS_TOL, PIVOT_TOL
 
 __all__ = [
     "STAGE_OK",
@@ -664,8 +664,8 @@ def highs_stage(M) -> StageResult:
         bounds=bounds,
         method="highs",
         options={
-            "primal_feasibility_tolerance": 1e-10,
-            "dual_feasibility_tolerance": 1e-10,
+            "primal_feasibility_tolerance": HIGHS_FEAS_TOL,
+            "dual_feasibility_tolerance": HIGHS_FEAS_TOL,
         },
     )
     if res.status != 0 or not res.success:
@@ -696,6 +696,12 @@ def _check_guarantee(A, value, x, y, backend):
             f"{backend} strategies miss the value {value!r} of a {A.shape[0]}x"
             f"{A.shape[1]} game: row guarantees {lo!r}, column concedes {hi!r}"
         )
+
+
+def check_backend(name) -> None:
+    """Raise ``ValueError`` unless ``name`` is a stage-solver backend (``numba`` or ``highs``)."""
+    if name not in ("numba", "highs"):
+        raise ValueError(f"unknown stage solver {name!r}: use numba or highs")
 
 
 def solve_matrix_game(M, backend="numba") -> StageResult:

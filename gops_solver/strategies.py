@@ -52,9 +52,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, classes, successor
-from .induction import MAXC, WORK, stage_entry
+from .constants import MAX_CARDS, PROB_TOL, TOKEN_SCRATCH
+from .encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, classes
 from .stage import solve_stage
+from .statekeys import _popcount, cards_of, decision_key, mask_of, unpack_key  # noqa: F401  (re-exported)
+from .tables import WORK, GameAxes, LevelTable, stage_matrix, stage_structure
 
 #: names of the built-in heuristics, in the order of their kernel codes
 HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional")
@@ -65,7 +67,6 @@ CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equi
 #: lowest, proportional, equilibrium): ``match`` compares card values with the pot
 RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM)
 
-_PROB_TOL = 1e-9  # a user distribution must sum to 1 within this
 
 
 class View(NamedTuple):
@@ -81,13 +82,26 @@ class View(NamedTuple):
 class EqData(NamedTuple):
     """The level tables of a solution, concatenated for the kernels.
 
+    The first fields are the solve's fixed axes, those of
+    :class:`~.tables.GameAxes` (spelled out: numba's parallel loops take
+    named tuples of arrays, not named tuples nested in them).
     ``R[r_off[k]:r_off[k+1]]`` is level k; likewise ``canon``, ``offset``,
-    ``ncarry`` and ``cvals`` with their ``*_off`` arrays. ``term`` is the
-    end payoff under ``win`` (``StateSpace.term``); ``seq`` the prize
-    sequence of a fixed order (empty for the random order, whose prize sets
-    ``set_rank``/``set_sum`` index; placeholders otherwise).
+    ``ncarry`` and ``cvals`` with their ``*_off`` arrays. ``seq`` is the
+    prize sequence of a fixed order (empty for the random order).
     """
 
+    lut: np.ndarray
+    lut_off: np.ndarray
+    random_order: bool
+    carry: bool
+    win: bool
+    values: np.ndarray
+    set_rank: np.ndarray
+    set_sum: np.ndarray
+    union_cap: int
+    diff_reach: int
+    term: np.ndarray
+    mirror: bool
     R: np.ndarray
     r_off: np.ndarray
     canon: np.ndarray
@@ -100,13 +114,24 @@ class EqData(NamedTuple):
     cvals_off: np.ndarray
     dmax: np.ndarray
     nsets: np.ndarray
-    lut: np.ndarray
-    set_rank: np.ndarray
-    set_sum: np.ndarray
-    carry: bool
-    win: bool
-    term: np.ndarray
     seq: np.ndarray
+
+
+class Seats(NamedTuple):
+    """The strategies of both seats as the kernels take them (see :func:`policy`).
+
+    ``code_*`` the kernel codes; ``keys_*``/``probs_*`` the lookup table of a
+    Python strategy or of a table-driven equilibrium (empty otherwise). The
+    equilibrium's tables travel beside, one :class:`EqData` per seat: numba's
+    parallel loops take flat named tuples, not tuples nested in them.
+    """
+
+    code_a: int
+    keys_a: np.ndarray
+    probs_a: np.ndarray
+    code_b: int
+    keys_b: np.ndarray
+    probs_b: np.ndarray
 
 
 def _concat(arrays, dtype):
@@ -118,6 +143,7 @@ def _concat(arrays, dtype):
 
 def eq_data(solution) -> EqData:
     """Pack a solution's tables for :func:`policy` (copies them into memory)."""
+    from .tables import game_axes
     sp = solution.space
     lays = sp.layouts
     R, r_off = _concat(list(solution.tables), np.float64)
@@ -125,35 +151,22 @@ def eq_data(solution) -> EqData:
     offset, offset_off = _concat([l.offset for l in lays], np.int64)
     ncarry, ncarry_off = _concat([l.ncarry for l in lays], np.int64)
     cvals, cvals_off = _concat(sp.cvals, np.int64)
-    if sp.random_order:
-        set_rank, set_sum, seq = sp.prize_sets.set_rank, sp.prize_sets.set_sum, np.zeros(0, np.int64)
-    else:
-        set_rank, set_sum, seq = np.zeros(1, np.int64), np.zeros(1, np.int64), np.asarray(sp.seq, np.int64)
-    return EqData(R, r_off, canon, canon_off, offset, offset_off, ncarry, ncarry_off, cvals, cvals_off,
-                  np.asarray(sp.dmax, np.int64), np.array([len(s) for s in sp.sets], np.int64),
-                  sp.patterns.lut, set_rank, set_sum, sp.carry, sp.win,
-                  np.asarray(sp.term, np.float64), seq)
+    seq = np.zeros(0, np.int64) if sp.random_order else np.asarray(sp.seq, np.int64)
+    return EqData(*game_axes(sp), R, r_off, canon, canon_off, offset, offset_off, ncarry, ncarry_off, cvals,
+                  cvals_off, np.asarray(sp.dmax, np.int64), np.array([len(s) for s in sp.sets], np.int64), seq)
 
 
 def no_eq_data() -> EqData:
     """Placeholder with the types of :func:`eq_data`, for strategies that need no tables."""
     z, zi = np.zeros(1), np.zeros(2, np.int64)
-    return EqData(z, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, np.zeros(1, np.int32), zi, zi, False, False,
-                  np.array([-1.0, 0.0, 1.0]), np.zeros(0, np.int64))
+    game = GameAxes(np.zeros(1, np.int32), LUT_OFF, False, False, False, zi, zi, zi, 0, 0,
+                    np.array([-1.0, 0.0, 1.0]), False)
+    return EqData(*game, z, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, zi, np.zeros(0, np.int64))
 
 
 # ---------------------------------------------------------------------------
 # kernels
 # ---------------------------------------------------------------------------
-
-@njit(cache=True)
-def _popcount(x):
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
-
 
 @njit(cache=True)
 def _closest(own, n, target, out):
@@ -175,8 +188,8 @@ def _closest(own, n, target, out):
 @njit(cache=True)
 def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
     """A's optimal stage strategy at (own as A, opp as B), spread over cards; returns a status."""
-    tokens = np.empty(16, dtype=np.int64)
-    vals = np.empty(16, dtype=np.int64)
+    tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
+    vals = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     u = 0
     for v in range(1, n + 1):
         a = (own >> (v - 1)) & 1
@@ -186,23 +199,18 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
             vals[u] = v
             u += 1
     k = _popcount(own)
-    cls_a = np.empty(MAXC, dtype=np.int64)
-    cls_b = np.empty(MAXC, dtype=np.int64)
-    na, nb = classes(tokens, u, cls_a, cls_b)
-    tmp = np.empty(16, dtype=np.int64)
-    M = np.empty((MAXC, MAXC))
-    tmax = len(eq.term) // 2
+    game = GameAxes(eq.lut, eq.lut_off, eq.random_order, eq.carry, eq.win, eq.values, eq.set_rank, eq.set_sum,
+                    eq.union_cap, eq.diff_reach, eq.term, eq.mirror)
+    stage = stage_structure(tokens, u, game.lut, game.lut_off)
     km = k - 1
-    R_prev = eq.R[eq.r_off[km]:eq.r_off[km + 1]]
-    canon_prev = eq.canon[eq.canon_off[km]:eq.canon_off[km + 1]]
-    offset_prev = eq.offset[eq.offset_off[km]:eq.offset_off[km + 1]]
-    ncarry_prev = eq.ncarry[eq.ncarry_off[km]:eq.ncarry_off[km + 1]]
-    cvals_prev = eq.cvals[eq.cvals_off[km]:eq.cvals_off[km + 1]]
-    random_order = len(eq.seq) == 0
+    prev = LevelTable(eq.R[eq.r_off[km]:eq.r_off[km + 1]], eq.canon[eq.canon_off[km]:eq.canon_off[km + 1]],
+                      eq.offset[eq.offset_off[km]:eq.offset_off[km + 1]],
+                      eq.ncarry[eq.ncarry_off[km]:eq.ncarry_off[km + 1]], eq.nsets[km],
+                      eq.cvals[eq.cvals_off[km]:eq.cvals_off[km + 1]], eq.dmax[km])
     ci = 0
-    if random_order:
-        s_prev = eq.set_rank[pm_after]
-        sum_prev = eq.set_sum[pm_after]
+    if game.random_order:
+        s_prev = game.set_rank[pm_after]
+        sum_prev = game.set_sum[pm_after]
     else:
         # fixed order: the carry axis counts the rounds tied in a row just before this one
         L = len(eq.seq)
@@ -218,21 +226,19 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
         sum_prev = 0
         for j in range(pos + 1, L):
             sum_prev += eq.seq[j]
-    for a in range(na):
-        for b in range(nb):
-            sc, o = successor(tokens, u, cls_a[a], cls_b[b], eq.lut, LUT_OFF, tmp)
-            M[a, b] = stage_entry(k, o, pot, diff, ci, s_prev, sum_prev, sc, random_order, eq.carry, eq.win,
-                                  cvals_prev, eq.dmax[km], R_prev, canon_prev, offset_prev, ncarry_prev,
-                                  eq.nsets[km], tmax, eq.term[0], eq.term[2 * tmax])
-            if np.isnan(M[a, b]):
-                return 1
-    x = np.empty(MAXC)
-    y = np.empty(MAXC)
+    M = np.empty((MAX_CARDS, MAX_CARDS))
+    if not stage_matrix(game, prev, k, stage, pot, diff, ci, s_prev, sum_prev, M):
+        return 1
+    x = np.empty(MAX_CARDS)
+    y = np.empty(MAX_CARDS)
     work = np.empty(WORK)
-    _, st = solve_stage(M, na, nb, x, y, work)
+    _, st = solve_stage(M, stage.na, stage.nb, x, y, work)
     if st != 0:
         return 2
-    for a in range(na):
+    cls_a = np.empty(MAX_CARDS, dtype=np.int64)
+    cls_b = np.empty(MAX_CARDS, dtype=np.int64)
+    classes(tokens, u, cls_a, cls_b)
+    for a in range(stage.na):
         q = cls_a[a]
         run = 1
         if tokens[q] == TOK_A:
@@ -262,7 +268,7 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
         Tables for ``CODE_EQUILIBRIUM`` (else :func:`no_eq_data`).
     tab_keys, tab_probs : ndarray
         For ``CODE_TABLE``: sorted :func:`decision_key` values and their
-        distributions (rows of length 13); for ``CODE_TABLE_NODIFF`` the
+        distributions (rows of length ``MAX_CARDS``); for ``CODE_TABLE_NODIFF`` the
         keys are packed with ``diff = 0``.
     out : ndarray, shape (>= n,)
         Out: ``out[v - 1]`` = probability of bidding card ``v`` (modified in place).
@@ -322,44 +328,11 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
 def policy_rows(code, keys, n, eq, out):
     """:func:`policy` at each decision key (rows of ``out``, modified in place), in parallel; a status."""
     status = np.zeros(len(keys), np.int64)
-    tk, tp = np.zeros(0, np.int64), np.zeros((0, 13))  # no Python table: read-only placeholders
+    tk, tp = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))  # no Python table: read-only placeholders
     for i in prange(len(keys)):
         own, opp, pm, pot, diff = unpack_key(keys[i])
         status[i] = policy(code, own, opp, pm, pot, diff, n, eq, tk, tp, out[i])
     return status.max() if len(keys) else 0
-
-
-#: bit layout of packed keys: the diff lowest (8 bits, offset by 91), then 7 bits of pot or
-#: carry and three 13-bit masks; keys sorted in order keep one state's diffs together
-_S_POT, _S_OWN, _S_OPP, _S_PM = 8, 15, 28, 41
-_DIFF_OFF = 91
-
-
-@njit(cache=True)
-def decision_key(own, opp, pm, pot, diff):
-    """Pack a decision state (or, with the carry as ``pot``, a pre-reveal state) into one int64."""
-    return (diff + _DIFF_OFF) | (pot << _S_POT) | (own << _S_OWN) | (opp << _S_OPP) | (pm << _S_PM)
-
-
-@njit(cache=True)
-def unpack_key(key):
-    """Inverse of :func:`decision_key`: ``(own, opp, pm, pot, diff)``."""
-    m = (1 << 13) - 1
-    return ((key >> _S_OWN) & m, (key >> _S_OPP) & m, (key >> _S_PM) & m, (key >> _S_POT) & 127,
-            (key & 255) - _DIFF_OFF)
-
-
-def mask_of(cards) -> int:
-    """Bitmask of a set of card values (bit ``v - 1`` for card ``v``)."""
-    out = 0
-    for c in cards:
-        out |= 1 << (int(c) - 1)
-    return out
-
-
-def cards_of(mask: int, n: int = 13) -> tuple:
-    """Sorted card values of a bitmask."""
-    return tuple(v for v in range(1, n + 1) if (mask >> (v - 1)) & 1)
 
 
 # ---------------------------------------------------------------------------
@@ -410,7 +383,7 @@ class Strategy:
         """
         if self.code == CODE_TABLE:
             return self._call_user(view)
-        out = np.zeros(13)
+        out = np.zeros(MAX_CARDS)
         st = policy(self.code, mask_of(view.hand), mask_of(view.opponent), mask_of(view.prizes), int(view.pot),
                     int(view.diff), n, self.eq, _EMPTY_KEYS, _EMPTY_PROBS, out)
         if st != 0:
@@ -440,14 +413,14 @@ class Strategy:
         extra = set(dist) - set(view.hand)
         if extra:
             raise ValueError(f"strategy {self.name} bids {sorted(extra)} not in its hand {list(view.hand)}")
-        if any(not np.isfinite(p) or p < 0 for p in dist.values()) or abs(sum(dist.values()) - 1) > _PROB_TOL:
+        if any(not np.isfinite(p) or p < 0 for p in dist.values()) or abs(sum(dist.values()) - 1) > PROB_TOL:
             raise ValueError(f"strategy {self.name} returned {dist}: probabilities must be >= 0 and sum to 1")
         return {c: dist.get(c, 0.0) for c in view.hand}
 
 
 _NO_EQ = [no_eq_data()]
 _EMPTY_KEYS = np.zeros(0, np.int64)
-_EMPTY_PROBS = np.zeros((0, 13))
+_EMPTY_PROBS = np.zeros((0, MAX_CARDS))
 
 
 def make_strategy(spec, solution=None) -> Strategy:

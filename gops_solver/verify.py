@@ -26,22 +26,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from .encoding import LUT_OFF, TOK_A, TOK_B, decode
-from .induction import MAXC, WORK, _is_symmetric, reveal, stage_entry, stage_structure
+from .constants import MAX_CARDS, TOKEN_SCRATCH, VALUE_TOL, tol_text
+from .encoding import TOK_A, TOK_B, decode
 from .stage import solve_stage
-from .tolerances import VALUE_TOL
+from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal, reveals, stage_matrix,
+                     stage_structure)
 
 _CHUNK = 1 << 18  # slots per kernel call: bounds the scratch arrays
 
 
 @njit(parallel=True, cache=True)
-def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lut_off,
-                   random_order, carry, win,
-                   sets_k, set_rank, set_sum, values, seq_next, hidden_sum_k,
-                   cvals_k, min_ties_k, union_cap, dmax_k, diff_reach,
-                   cvals_prev, dmax_prev, R_prev, canon_prev, offset_prev, ncarry_prev, nsets_prev, term,
-                   R_k, resid_out, value_out, exploit_out, games_out):
-    """Recompute the level-k slots ``slots`` of the flat table ``R_k``.
+def _verify_kernel(game, level, prev, slots, R_k, resid_out, value_out, exploit_out, games_out):
+    """Recompute the slots ``slots`` of ``level``'s flat table ``R_k`` from ``prev`` (level k - 1).
 
     Mirrors :func:`~.induction.level_kernel` entry by entry, so a fresh
     table reproduces exactly. ``resid_out[i]`` receives
@@ -51,34 +47,35 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
     ``exploit_out[i]`` the largest stage-game exploitability met and
     ``games_out[i]`` the number of stage games solved (all modified in place).
     """
+    k = level.k
+    dmax_k = level.dmax
     nd = 2 * dmax_k + 1
-    tmax = len(term) // 2  # end payoff under win, as in level_kernel
-    t_lo = term[0]
-    t_hi = term[2 * tmax]
+    tmax = len(game.term) // 2  # end payoff under win, as in level_kernel
+    nq = reveals(game)
     for i in prange(len(slots)):
         f = slots[i]
         # decode the flat slot: pattern block, then (set, carry, diff)
-        p_out = np.searchsorted(offset, f, side="right") - 1
-        r = f - offset[p_out]
-        nc = ncarry[p_out]
+        p_out = np.searchsorted(level.offset, f, side="right") - 1
+        r = f - level.offset[p_out]
+        nc = level.ncarry[p_out]
         di = r % nd
         r //= nd
         ci = r % nc
         si = r // nc
         d = di - dmax_k
-        h = canonical[p_out]
-        u = pat_u[h]
-        tokens = np.empty(16, dtype=np.int64)
-        decode(u, pat_code[h], tokens)
-        sym = _is_symmetric(tokens, u)
-        mask = sets_k[si]
-        S = set_sum[mask] if random_order else hidden_sum_k
-        c = cvals_k[ci]
+        h = level.canonical[p_out]
+        u = level.pat_u[h]
+        tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
+        decode(u, level.pat_code[h], tokens)
+        sym = is_symmetric(tokens, u)
+        mask = level.sets[si]
+        S = game.set_sum[mask] if game.random_order else level.hidden_sum
+        c = level.cvals[ci]
         stored = R_k[f]
         # the induction's rule for which slots it fills
-        expected = min_ties_k[si, ci] <= union_cap - u
-        if expected and win:
-            dlim = min(S + c + tmax - 1, diff_reach - S - c, dmax_k)
+        expected = level.min_ties[si, ci] <= game.union_cap - u
+        if expected and game.win:
+            dlim = min(S + c + tmax - 1, game.diff_reach - S - c, dmax_k)
             expected = dlim >= 0 and -dlim <= d <= dlim
         elif expected:
             expected = d == 0
@@ -95,25 +92,21 @@ def _verify_kernel(k, slots, canonical, offset, ncarry, pat_u, pat_code, lut, lu
             value_out[i] = 0.0
             resid_out[i] = abs(stored)  # symmetric position: value 0 (RULES.md)
             continue
-        na, nb, succ, outc = stage_structure(tokens, u, lut, lut_off)
-        M = np.empty((MAXC, MAXC), dtype=np.float64)
-        x = np.empty(MAXC, dtype=np.float64)
-        y = np.empty(MAXC, dtype=np.float64)
+        stage = stage_structure(tokens, u, game.lut, game.lut_off)
+        na, nb = stage.na, stage.nb
+        M = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
+        x = np.empty(MAX_CARDS, dtype=np.float64)
+        y = np.empty(MAX_CARDS, dtype=np.float64)
         work = np.empty(WORK, dtype=np.float64)
         acc = 0.0
         npots = 0
         worst = 0.0
         bad = False
-        for q in range(len(values) if random_order else 1):
-            pz, s_prev, sum_prev = reveal(q, mask, values, set_rank, set_sum, random_order, seq_next, hidden_sum_k)
+        for q in range(nq):
+            pz, s_prev, sum_prev = reveal(game, level, q, mask)
             if pz == 0:
                 continue
-            pot = c + pz
-            for a in range(na):
-                for b in range(nb):
-                    M[a, b] = stage_entry(k, outc[a, b], pot, d, ci, s_prev, sum_prev, succ[a, b],
-                                          random_order, carry, win, cvals_prev, dmax_prev, R_prev,
-                                          canon_prev, offset_prev, ncarry_prev, nsets_prev, tmax, t_lo, t_hi)
+            stage_matrix(game, prev, k, stage, c + pz, d, ci, s_prev, sum_prev, M)
             v, st = solve_stage(M, na, nb, x, y, work)
             games_out[i] += 1
             if st != 0 or not np.isfinite(v):
@@ -228,7 +221,7 @@ def describe_slot(space, tables, k: int, f: int) -> dict:
     ci, si = r % nc, r // nc
     h = int(lay.canonical[p])
     u = int(space.patterns.level_u[k][h])
-    tokens = np.empty(16, dtype=np.int64)
+    tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     decode(u, int(space.patterns.level_code[k][h]), tokens)
     hand_a = [i + 1 for i in range(u) if tokens[i] != TOK_B]
     hand_b = [i + 1 for i in range(u) if tokens[i] != TOK_A]
@@ -271,7 +264,7 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
         raise ValueError(f"sample={sample!r} must be a positive whole number of slots (or None for all)")
     if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol={tol!r} must be a non-negative number, e.g. 1e-9")
+        raise ValueError(f"tol={tol!r} must be a non-negative number, e.g. {tol_text(VALUE_TOL)}")
     t0 = time.perf_counter()
     kmax = space.kmax
     sizes = np.array([space.size(k) for k in range(1, kmax + 1)], dtype=np.int64)
@@ -282,13 +275,7 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
     else:
         picked = None
         sample = None
-    pats = space.patterns
-    if space.random_order:
-        set_rank, set_sum, values = space.prize_sets.set_rank, space.prize_sets.set_sum, space.prize_sets.values
-    else:
-        set_rank = set_sum = np.zeros(1, np.int64)
-        values = np.zeros(0, np.int64)
-    L = len(space.items)
+    game = game_axes(space)
     best = {"resid": (-1.0, None, 0.0), "exploit": (-1.0, None, 0.0)}
     n_slots = n_states = n_games = 0
     for k in range(1, kmax + 1):
@@ -298,10 +285,9 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
         else:
             sel = picked[(picked >= starts[k - 1]) & (picked < starts[k])] - starts[k - 1]
             chunks = (sel[i:i + _CHUNK] for i in range(0, len(sel), _CHUNK))
-        lay, prev = space.layouts[k], space.layouts[k - 1]
+        level = level_axes(space, k)
+        prev = level_table(space, k - 1, tables[k - 1])
         R_k = np.asarray(tables[k])
-        seq_next = int(space.seq[L - k]) if not space.random_order else 0
-        hidden_k = space.hidden_sum(k) if not space.random_order else 0
         for slots in chunks:
             if len(slots) == 0:
                 continue
@@ -309,13 +295,7 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
             vals = np.empty(len(slots))
             expl = np.empty(len(slots))
             games = np.empty(len(slots), np.int64)
-            _verify_kernel(k, slots, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k], pats.level_code[k],
-                           pats.lut, LUT_OFF, space.random_order, space.carry, space.win,
-                           space.sets[k], set_rank, set_sum, values, seq_next, hidden_k,
-                           space.cvals[k], space.min_ties[k], space.union_cap, space.dmax[k], space.diff_reach,
-                           space.cvals[k - 1], space.dmax[k - 1], np.asarray(tables[k - 1]), prev.canon,
-                           prev.offset, prev.ncarry, len(space.sets[k - 1]), space.term, R_k, resid, vals, expl,
-                           games)
+            _verify_kernel(game, level, prev, slots, R_k, resid, vals, expl, games)
             n_slots += len(slots)
             n_states += int(np.count_nonzero(~np.isnan(R_k[slots])))
             n_games += int(games.sum())

@@ -8,6 +8,9 @@ import pytest
 from gops_solver.encoding import (LUT_OFF, PatternTable, PrizeSets, classes, hands_to_pattern,
                                   min_ties_table, successor)
 
+# small cases: also run as plain Python (the NUMBA_DISABLE_JIT=1 pass of CI)
+pytestmark = pytest.mark.nojit
+
 
 def pattern_count(k, n):
     # sequences of u tokens with u-k A-only, u-k B-only and 2k-u shared tokens

@@ -153,6 +153,7 @@ def assert_optimal(M, value, x, y, tol=GUARANTEE_TOL):
 @pytest.mark.parametrize(
     "name, M, value, row, col, source", KNOWN_GAMES, ids=[g[0] for g in KNOWN_GAMES]
 )
+@pytest.mark.nojit
 def test_known_games(name, M, value, row, col, source, backend):
     res = solve_matrix_game(M, backend=backend)
     assert isinstance(res, StageResult)
@@ -243,6 +244,7 @@ DEGENERATE = [
 ]
 
 
+@pytest.mark.nojit
 @pytest.mark.parametrize("name, M, value", DEGENERATE, ids=[d[0] for d in DEGENERATE])
 def test_degenerate_games(name, M, value):
     v, status, x, y = _solve(M)
@@ -267,6 +269,7 @@ def test_antisymmetric_games_have_value_zero(size):
 # ------------------------------------------------- pivot rules and failure paths
 
 
+@pytest.mark.nojit
 @pytest.mark.parametrize("transpose", [False, True])
 @pytest.mark.parametrize("max_streak", [-1, 0])
 def test_bland_rule_and_transposed_paths(max_streak, transpose):
@@ -351,6 +354,7 @@ def test_simplex_guards_end_in_not_optimal():
     assert stage._simplex(M, 2, 2, x, y, work, lo, lo, 4, 100, False)[1] == STAGE_NOT_OPTIMAL
 
 
+@pytest.mark.nojit
 @PLAIN_PYTHON_FP_WARNINGS
 @pytest.mark.parametrize("shape", [(1, 3), (3, 1), (2, 2), (3, 3), (6, 5)])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -400,6 +404,7 @@ def test_guarantee_check_of_highs_backend():
 # --------------------------------------------------- buffers and calling context
 
 
+@pytest.mark.nojit
 @pytest.mark.parametrize("m, n", [(1, 4), (4, 1), (2, 2), (5, 3), (13, 13), (7, 11)])
 def test_top_left_block_of_larger_buffers(m, n):
     """Only M[:m, :n], x[:m], y[:n] and work[:size] are touched."""

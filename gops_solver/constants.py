@@ -1,0 +1,54 @@
+"""Sizes and numerical tolerances, named once.
+
+Every size bound and every float comparison in the package uses one of
+these names; no module writes the numbers itself.
+"""
+
+# -- sizes ----------------------------------------------------------------------
+
+#: Cards in the full game (RULES.md): the largest deck, hand, number of
+#: classes of a stage game, and width of a hand or prize-set bitmask.
+MAX_CARDS = 13
+
+#: Length of scratch token arrays (a pattern has at most ``MAX_CARDS``
+#: tokens; rounded up to a power of two).
+TOKEN_SCRATCH = 16
+
+# -- tolerances -----------------------------------------------------------------
+
+#: Two game values closer than this are equal (the contract of RULES.md).
+VALUE_TOL = 1e-9
+
+#: Pivoting threshold of the stage-game simplex: entries smaller than this
+#: are treated as zero when choosing pivots.
+PIVOT_TOL = 1e-12
+
+#: An optimal strategy must guarantee the value to within this against
+#: every pure reply; a stage solve that misses it reports failure.
+GUARANTEE_TOL = 1e-9
+
+#: A user strategy's probabilities must sum to 1 within this.
+PROB_TOL = 1e-9
+
+#: Best replies: a card must beat the best so far by more than this to
+#: replace it, so rounding never picks a higher card among equals.
+REPLY_TOL = 1e-12
+
+#: HiGHS feasibility tolerances of the reference stage solver: tighter than
+#: its 1e-7 default so that the oracle meets the ``VALUE_TOL`` contract.
+HIGHS_FEAS_TOL = 1e-10
+
+#: Matches: the fixed point of a replayed draw is accepted when the game's
+#: value and the draw's payoff differ by no more than this (well inside
+#: ``VALUE_TOL``; see :mod:`~.match`).
+FIXED_POINT_TOL = 1e-13
+
+#: Matches: the fixed point's uniqueness is probed this fraction of the
+#: bracket to either side of it.
+FIXED_POINT_PROBE = 1e-6
+
+
+def tol_text(tol: float) -> str:
+    """A tolerance as people write it, for messages: ``1e-09`` -> ``"1e-9"``."""
+    mant, _, exp = f"{tol:g}".partition("e")
+    return f"{mant}e{int(exp)}" if exp else mant

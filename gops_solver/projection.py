@@ -1,0 +1,142 @@
+"""What a solve (or an exact evaluation) will cost, and whether it fits, without running it.
+
+:func:`project` turns :func:`~.solution.projected_work` (stage games and
+table sizes, exact) into the figures ``gops info`` prints and the fit check
+``gops solve`` makes: memory with and without ``--out``, projected time, and
+verdicts. The front ends only print them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .rules import Rules
+
+#: solve throughput measured on the reference machine (2 cores), stage games per second:
+#: 2.3-3.4 million in the benchmark table of README.md (with other jobs running), 5.5
+#: million for n=9 discard win alone. Used only for time projections, so the low end.
+GAMES_PER_SECOND = {"points": 2.5e6, "win": 2.5e6}
+
+#: interpreter and numba overhead of a solve, on top of its tables
+OVERHEAD_BYTES = 300 * 2**20
+
+#: a solve fits when what it holds stays under this share of the machine's memory
+FIT_SHARE = 0.9
+#: above this share every level held in memory at once is refused: levels go to disk (``out``)
+IN_MEMORY_SHARE = 0.6
+
+#: largest deck whose exact evaluations were measured (README): uniform at n = 10 took 4 min
+#: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
+EVAL_MEASURED_MAX_CARDS = 10
+
+#: verdicts of :meth:`Projection.solve_fit`
+FITS, NEEDS_OUT, TOO_LARGE = "fits", "needs-out", "too-large"
+
+
+def machine_memory() -> int:
+    """Physical memory of this machine in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+@dataclass
+class Projection:
+    """Projected cost of solving ``rules`` on a machine with ``machine_bytes`` of memory.
+
+    Attributes
+    ----------
+    rules : Rules
+    stage_games : int
+        Stage games the solve will solve (exact).
+    table_bytes : int
+        All level tables (the size of the solution file's tables).
+    peak_bytes : int
+        The two largest adjacent levels: what a solve with ``out`` holds.
+    memory_bytes : int
+        ``peak_bytes`` plus overhead: the memory of a solve with ``out``.
+    in_memory_bytes : int
+        ``table_bytes`` plus overhead: the memory of a solve without ``out``.
+    seconds : float
+        Projected wall time at :data:`GAMES_PER_SECOND`.
+    machine_bytes : int
+    levels : list of dict
+        ``{"k", "stage_games", "table_bytes"}`` per level.
+    """
+
+    rules: Rules
+    stage_games: int
+    table_bytes: int
+    peak_bytes: int
+    memory_bytes: int
+    in_memory_bytes: int
+    seconds: float
+    machine_bytes: int
+    levels: list = field(default_factory=list, repr=False)
+
+    @property
+    def table_entries(self) -> int:
+        """Float64 entries of all level tables."""
+        return self.table_bytes // 8
+
+    @property
+    def fits(self) -> bool:
+        """Whether a solve with ``out`` (two levels held) fits this machine."""
+        return self.memory_bytes <= FIT_SHARE * self.machine_bytes
+
+    @property
+    def fits_in_memory(self) -> bool:
+        """Whether a solve holding every level (no ``out``) fits this machine comfortably."""
+        return self.in_memory_bytes <= IN_MEMORY_SHARE * self.machine_bytes
+
+    def solve_fit(self, with_out: bool) -> str:
+        """The solve's fit check: :data:`FITS`, :data:`NEEDS_OUT` or :data:`TOO_LARGE`.
+
+        Counts the tables alone (a solve refuses only what cannot fit):
+        every level must stay under :data:`IN_MEMORY_SHARE` of memory unless
+        ``with_out``, and two levels under :data:`FIT_SHARE` in any case.
+        """
+        if not with_out and self.table_bytes > IN_MEMORY_SHARE * self.machine_bytes:
+            return NEEDS_OUT
+        if self.peak_bytes > FIT_SHARE * self.machine_bytes:
+            return TOO_LARGE
+        return FITS
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (the form ``gops info --json`` prints)."""
+        return {"rules": self.rules.to_dict(), "table_entries": self.table_entries,
+                "stage_games": self.stage_games, "memory_bytes": self.memory_bytes,
+                "file_bytes": self.table_bytes, "projected_seconds": self.seconds,
+                "machine_memory_bytes": self.machine_bytes, "fits": self.fits, "levels": self.levels}
+
+
+def project(rules: Rules, machine_bytes: int | None = None) -> Projection:
+    """Project the cost of solving ``rules`` (see :class:`Projection`).
+
+    Parameters
+    ----------
+    rules : Rules
+    machine_bytes : int, optional
+        Memory of the machine to judge the fit on (default: this one).
+    """
+    from .solution import projected_work
+    w = projected_work(rules)
+    ram = machine_memory() if machine_bytes is None else int(machine_bytes)
+    levels = [{"k": k, "stage_games": g, "table_bytes": b}
+              for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]
+    return Projection(rules, w["total_games"], w["total_bytes"], w["peak_bytes"], w["peak_bytes"] + OVERHEAD_BYTES,
+                      w["total_bytes"] + OVERHEAD_BYTES, w["total_games"] / GAMES_PER_SECOND[rules.objective], ram,
+                      levels)
+
+
+def evaluation_measured(rules: Rules) -> bool:
+    """Whether an exact evaluation of ``rules`` is within the measured sizes (:data:`EVAL_MEASURED_MAX_CARDS`)."""
+    return rules.n <= EVAL_MEASURED_MAX_CARDS
+
+
+def duration(seconds: float) -> str:
+    """A projected time as a person reads it: ``"40 s"``, ``"12 min"``, ``"2.5 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,277 @@
+"""Readers of a level table and the one stage-matrix builder, inside numba.
+
+Every kernel that needs a state's stage game -- the induction
+(:mod:`~.induction`), :mod:`~.verify`, the equilibrium policy
+(:mod:`~.strategies`) and queries (:mod:`~.query`) -- builds it here, with
+:func:`stage_matrix`, from the values of level ``k - 1``.
+
+What travels into the kernels is three named tuples of arrays:
+
+:class:`GameAxes`
+    the fixed axes of one solve (tie rule, objective, prize sets, end payoff,
+    pattern lookup table), the same at every level;
+:class:`LevelAxes`
+    the axes of the level being filled or checked (its patterns, prize sets,
+    carries, difference range and flat layout);
+:class:`LevelTable`
+    a finished level: its flat value table and the layout to read it.
+
+Table layout (see :class:`~.encoding.StateSpace`): level ``k`` is one flat
+float64 array. Stored (canonical) pattern ``p`` owns the block
+``R[offset[p]:offset[p + 1]]``, indexed ``(set, carry, diff)`` with lengths
+``(nsets, ncarry[p], 2 * dmax + 1)``. A pattern that is not stored is the
+mirror image of a stored one (``canon[h] = -1 - p``): its value is the
+negation, with the difference negated (:func:`read_value`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .constants import MAX_CARDS, TOKEN_SCRATCH
+from .encoding import LUT_OFF, TOK_SHARED, classes, successor
+from .stage import stage_work_size
+
+#: scratch length of the stage solver for the largest stage game
+WORK = stage_work_size(MAX_CARDS, MAX_CARDS)
+
+
+class GameAxes(NamedTuple):
+    """The fixed axes of one solve, read by every kernel.
+
+    ``values``/``set_rank``/``set_sum`` index the random order's prize sets
+    (:class:`~.encoding.PrizeSets`; placeholders for a fixed order). ``term``
+    is the end payoff under ``win`` (``StateSpace.term``); ``mirror`` says the
+    tables hold one of each mirror-image pair of patterns.
+    """
+
+    lut: np.ndarray
+    lut_off: np.ndarray
+    random_order: bool
+    carry: bool
+    win: bool
+    values: np.ndarray
+    set_rank: np.ndarray
+    set_sum: np.ndarray
+    union_cap: int
+    diff_reach: int
+    term: np.ndarray
+    mirror: bool
+
+
+class LevelAxes(NamedTuple):
+    """The axes of level ``k``, the level being filled (induction) or checked (verify).
+
+    ``canonical``/``offset``/``ncarry``: the flat layout
+    (:class:`~.encoding.Layout`); ``pat_u``/``pat_code``: every pattern's
+    length and code; ``sets``: the prize-set masks; ``cvals``: carry values;
+    ``min_ties[set, carry]``: ties that carry needs. Fixed order:
+    ``seq_next`` is the prize revealed at this level and ``hidden_sum`` the
+    sum of the ``k`` hidden prizes (0 for the random order).
+    """
+
+    k: int
+    canonical: np.ndarray
+    offset: np.ndarray
+    ncarry: np.ndarray
+    pat_u: np.ndarray
+    pat_code: np.ndarray
+    sets: np.ndarray
+    cvals: np.ndarray
+    min_ties: np.ndarray
+    dmax: int
+    seq_next: int
+    hidden_sum: int
+
+
+class LevelTable(NamedTuple):
+    """A finished level: its flat table ``R`` and how to read it (see module docstring)."""
+
+    R: np.ndarray
+    canon: np.ndarray
+    offset: np.ndarray
+    ncarry: np.ndarray
+    nsets: int
+    cvals: np.ndarray
+    dmax: int
+
+
+class Stage(NamedTuple):
+    """The shape of a pattern's stage games (:func:`stage_structure`).
+
+    ``na`` x ``nb`` classes of interchangeable cards; ``succ[a, b]`` /
+    ``outc[a, b]``: the successor pattern's index and the outcome (+1, 0, -1
+    for A) when A bids from class a and B from class b.
+    """
+
+    na: int
+    nb: int
+    succ: np.ndarray
+    outc: np.ndarray
+
+
+# ---------------------------------------------------------------------------
+# packing a StateSpace for the kernels (Python)
+# ---------------------------------------------------------------------------
+
+def game_axes(space) -> GameAxes:
+    """The fixed axes of ``space`` (a :class:`~.encoding.StateSpace`) for the kernels."""
+    if space.random_order:
+        ps = space.prize_sets
+        values, set_rank, set_sum = ps.values, ps.set_rank, ps.set_sum
+    else:
+        set_rank = set_sum = np.zeros(1, np.int64)
+        values = np.zeros(0, np.int64)
+    return GameAxes(space.patterns.lut, LUT_OFF, space.random_order, space.carry, space.win, values, set_rank,
+                    set_sum, int(space.union_cap), int(space.diff_reach), space.term, space.mirror)
+
+
+def level_axes(space, k: int) -> LevelAxes:
+    """The axes of level ``k`` of ``space`` for the kernels."""
+    lay, pats = space.layouts[k], space.patterns
+    if space.random_order:
+        seq_next = hidden = 0
+    else:
+        seq_next, hidden = int(space.seq[len(space.items) - k]), space.hidden_sum(k)
+    return LevelAxes(k, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k], pats.level_code[k], space.sets[k],
+                     space.cvals[k], space.min_ties[k], int(space.dmax[k]), seq_next, hidden)
+
+
+def level_table(space, k: int, R) -> LevelTable:
+    """Level ``k`` of ``space`` with its flat table ``R`` (an array or a mapped file)."""
+    lay = space.layouts[k]
+    return LevelTable(np.asarray(R), lay.canon, lay.offset, lay.ncarry, len(space.sets[k]), space.cvals[k],
+                      int(space.dmax[k]))
+
+
+# ---------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def read_value(table, h, s, c, d):
+    """``R[h, s, c, d]`` of a :class:`LevelTable` (NaN outside the stored space).
+
+    ``d`` is the score difference itself (0 under ``points``).
+    """
+    p = table.canon[h]
+    sign = 1.0
+    if p < 0:
+        p = -1 - p
+        sign = -1.0
+        d = -d
+    nc = table.ncarry[p]
+    if c >= nc or s >= table.nsets or d > table.dmax or d < -table.dmax:
+        return np.nan
+    nd = 2 * table.dmax + 1
+    return sign * table.R[table.offset[p] + (s * nc + c) * nd + d + table.dmax]
+
+
+@njit(cache=True)
+def stage_entry(game, prev, k, o, pot, d, ci, s_prev, sum_prev, succ):
+    """Value for A of one cell of a stage game at level ``k``: the bids' outcome ``o`` is known.
+
+    ``prev`` is level ``k - 1``; ``sum_prev`` is the sum of the prizes hidden
+    after this reveal and ``s_prev`` their set's index there; ``succ`` the
+    successor pattern. Under ``points`` the difference is left out (callers
+    add it). Under ``win`` a game ends with payoff ``term(final
+    difference)``, read from the level-0 table, which is ``term[0]`` /
+    ``term[-1]`` for differences beyond -tmax / tmax (see ``StateSpace``).
+    """
+    if k == 1 and not game.win:
+        return float(o * pot)  # last round: a tie discards the pot under both tie rules
+    c2 = 0
+    if o == 0 and game.carry and k > 1:
+        c2 = pot if game.random_order else ci + 1
+    if succ < 0 or c2 >= len(prev.cvals):
+        return np.nan  # outside the tabulated space (callers fall back)
+    if not game.win:
+        return o * pot + read_value(prev, succ, s_prev, c2, 0)
+    tmax = len(game.term) // 2
+    dd = d + o * pot
+    rem = sum_prev + prev.cvals[c2]
+    if dd - rem >= tmax:
+        return game.term[2 * tmax]  # decided: every final difference lies where the end payoff is flat
+    if dd + rem <= -tmax:
+        return game.term[0]
+    return read_value(prev, succ, s_prev, c2, dd)
+
+
+@njit(cache=True)
+def stage_structure(tokens, u, lut, lut_off):
+    """The :class:`Stage` of a pattern: its classes, successors and outcomes.
+
+    ``tokens[:u]`` is the pattern (:func:`~.encoding.decode`); classes of
+    interchangeable cards come from :func:`~.encoding.classes`.
+    """
+    tmp = np.empty(TOKEN_SCRATCH, dtype=np.int64)
+    cls_a = np.empty(MAX_CARDS, dtype=np.int64)
+    cls_b = np.empty(MAX_CARDS, dtype=np.int64)
+    na, nb = classes(tokens, u, cls_a, cls_b)
+    succ = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.int64)
+    outc = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.int64)
+    for a in range(na):
+        for b in range(nb):
+            succ[a, b], outc[a, b] = successor(tokens, u, cls_a[a], cls_b[b], lut, lut_off, tmp)
+    return Stage(na, nb, succ, outc)
+
+
+@njit(cache=True)
+def stage_matrix(game, prev, k, stage, pot, d, ci, s_prev, sum_prev, M):
+    """THE stage game of a decision state, read from level ``k - 1`` into ``M``.
+
+    The state has ``k`` cards in each hand, pattern structure ``stage``
+    (:func:`stage_structure`), ``pot`` on the table (revealed prize plus
+    carry), score difference ``d`` (``win``; ignored under ``points``,
+    whose tables leave it out), carry index ``ci`` (fixed order: rounds tied
+    in a row before this one), and the prizes still hidden after the reveal:
+    set ``s_prev`` of level ``k - 1``, summing to ``sum_prev``. RULES.md,
+    "States, values and strategies": entry ``(a, b)`` is what A gains this
+    round plus the value of the state after A bids from class ``a`` and B
+    from class ``b``.
+
+    ``M[:stage.na, :stage.nb]`` is modified in place. Returns True when
+    every entry is tabulated (no NaN).
+    """
+    complete = True
+    for a in range(stage.na):
+        for b in range(stage.nb):
+            v = stage_entry(game, prev, k, stage.outc[a, b], pot, d, ci, s_prev, sum_prev, stage.succ[a, b])
+            M[a, b] = v
+            if np.isnan(v):
+                complete = False
+    return complete
+
+
+@njit(cache=True)
+def reveal(game, level, q, mask):
+    """The ``q``-th possible reveal at ``level``: ``(prize, s_prev, sum_prev)``; prize 0 if there is none.
+
+    Random order: prize ``game.values[q]`` when it is among the hidden
+    prizes ``mask``, with the index and the sum of the set left hidden at
+    level k - 1. Fixed order: ``q = 0`` only, the next prize of the sequence.
+    """
+    if game.random_order:
+        if not (mask >> q) & 1:
+            return 0, 0, 0
+        m2 = mask & ~(1 << q)
+        return game.values[q], game.set_rank[m2], game.set_sum[m2]
+    return level.seq_next, 0, level.hidden_sum - level.seq_next
+
+
+@njit(cache=True)
+def reveals(game):
+    """How many reveals :func:`reveal` is asked for at each level."""
+    return len(game.values) if game.random_order else 1
+
+
+@njit(cache=True)
+def is_symmetric(tokens, u):
+    """True when exchanging the players leaves the pattern unchanged (all tokens shared)."""
+    for t in range(u):
+        if tokens[t] != TOK_SHARED:
+            return False
+    return True

@@ -1,0 +1,50 @@
+"""projection.py: the figures of gops info and the fit verdicts of gops solve, from the library."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gops_solver import Rules, projected_work
+from gops_solver.cli import cli
+from gops_solver.projection import (FITS, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration, evaluation_measured,
+                                    project)
+
+pytestmark = pytest.mark.nojit
+
+
+def test_figures_come_from_projected_work():
+    rules = Rules(7, "carry", "win")
+    w = projected_work(rules)
+    p = project(rules, machine_bytes=2**34)
+    assert (p.stage_games, p.table_bytes, p.peak_bytes) == (w["total_games"], w["total_bytes"], w["peak_bytes"])
+    assert p.memory_bytes == w["peak_bytes"] + OVERHEAD_BYTES and p.table_entries == w["total_bytes"] // 8
+    assert [lv["stage_games"] for lv in p.levels] == w["stage_games"]
+
+
+def test_verdicts_at_their_thresholds():
+    rules = Rules(8, "carry", "win")
+    p = project(rules, machine_bytes=2**40)
+    assert p.fits and p.fits_in_memory and p.solve_fit(with_out=False) == FITS
+    # every level held: refused above 60% of memory, unless the levels go to disk
+    ram = int(p.table_bytes / 0.6) - 1
+    q = project(rules, machine_bytes=ram)
+    assert q.solve_fit(with_out=False) == NEEDS_OUT and q.solve_fit(with_out=True) == FITS
+    # two levels above 90% of memory: too large either way
+    r = project(rules, machine_bytes=int(p.peak_bytes / 0.9) - 1)
+    assert r.solve_fit(with_out=True) == TOO_LARGE and not r.fits
+
+
+def test_gops_info_prints_the_projection():
+    rules = Rules(6)
+    out = CliRunner().invoke(cli, ["info", "-n", "6", "--json"])
+    assert out.exit_code == 0
+    data = json.loads(out.output)
+    p = project(rules)
+    assert data == {**p.to_dict(), "projected_seconds": data["projected_seconds"]}
+    assert data["projected_seconds"] == pytest.approx(p.seconds)
+
+
+def test_duration_and_evaluation_limit():
+    assert duration(40) == "40 s" and duration(600) == "10 min" and duration(9000) == "2.5 h"
+    assert evaluation_measured(Rules(10)) and not evaluation_measured(Rules(11))

@@ -1,0 +1,63 @@
+"""tables.py: the one stage-matrix builder against the naive oracle; the reader's mirror images."""
+
+import numpy as np
+import pytest
+
+from gops_solver import Rules, solve
+from gops_solver.constants import VALUE_TOL
+from gops_solver.query import stage_matrix_of
+from gops_solver.rules import validate_state
+from gops_solver.tables import level_table, read_value
+from naive import naive_stage_matrix, random_state
+
+pytestmark = pytest.mark.nojit
+
+
+@pytest.mark.parametrize("tie, objective, order", [("carry", "points", "random"), ("discard", "win", "random"),
+                                                   ("carry", "win", "descending")])
+def test_stage_matrix_matches_the_oracle(tie, objective, order):
+    # tables.stage_matrix builds every stage game (induction, verify, the equilibrium policy,
+    # queries); here it is read from solved 4-card tables and compared, card by card, with the
+    # naive oracle's stage game (RULES.md), which the tables leave without the score under points
+    rules = Rules(4, tie, objective, order)
+    sol = solve(rules)
+    sp = sol.space
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        st = random_state(rng, 4, tie, objective, order)
+        ds = validate_state(rules, st["hand_a"], st["hand_b"], st["pot"], st["prizes"], st["diff"])
+        if sp.random_order:
+            s_prev, ci = int(sp.prize_sets.set_rank[sp.prize_sets.mask(ds.prizes)]), 0
+        else:
+            s_prev, ci = 0, ds.carry_chain
+        found = stage_matrix_of(ds, sp, sol.tables, s_prev, sum(ds.prizes), ci)
+        assert found is not None, st
+        cards_a, cards_b, M = found
+        ca, cb, ref = naive_stage_matrix(tie, objective, frozenset(ds.hand_a), frozenset(ds.hand_b), ds.pot,
+                                         frozenset(ds.prizes) if rules.random_order else ds.prizes, ds.diff,
+                                         rules.random_order)
+        row = {c: i for i, cls in enumerate(cards_a) for c in cls}
+        col = {c: j for j, cls in enumerate(cards_b) for c in cls}
+        offset = ds.diff if objective == "points" else 0
+        got = np.array([[M[row[a], col[b]] + offset for b in cb] for a in ca])
+        np.testing.assert_allclose(got, ref, rtol=0, atol=VALUE_TOL)
+
+
+def test_read_value_reads_mirror_images_negated():
+    # only one of each mirror pair is stored; the other reads negated with the difference negated
+    sol = solve(Rules(4, "carry", "win"))
+    sp, k = sol.space, 2
+    table = level_table(sp, k, sol.tables[k])
+    swap = sp.patterns.level_swap[k]
+    read = 0
+    for h in range(sp.patterns.count(k)):
+        for s in range(len(sp.sets[k])):
+            for c in range(len(sp.cvals[k])):
+                for d in range(-sp.dmax[k], sp.dmax[k] + 1):
+                    v, w = read_value(table, h, s, c, d), read_value(table, swap[h], s, c, -d)
+                    assert (np.isnan(v) and np.isnan(w)) or v == -w
+                    read += not np.isnan(v)
+    assert read > 0
+    # outside the stored axes: NaN, never another slot's value
+    assert np.isnan(read_value(table, 0, len(sp.sets[k]), 0, 0))
+    assert np.isnan(read_value(table, 0, 0, 0, sp.dmax[k] + 1))
