@@ -65,7 +65,7 @@ def _rules_options(cards_default):
 
 
 def _make_rules(cards, tie, objective, order, cards_default=None, match=None, draw=None):
-    """The :class:`Rules` of the rule options (the only place they are built)."""
+    """The :class:`Rules` of the rule options (with :func:`_with_options`, the only place they are built)."""
     if cards is None:
         if cards_default is None:
             raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
@@ -75,6 +75,12 @@ def _make_rules(cards, tie, objective, order, cards_default=None, match=None, dr
     objective = objective or ("win" if match.startswith("best-of") else "points")
     return Rules(n=cards, tie=tie or "carry", objective=objective, order=order or "random",
                  match=match, draw=draw or "replay")
+
+
+def _with_options(rules, **options):
+    """``rules`` (a solution file's) changed by the rule options given; None when none was given."""
+    given = {k: v for k, v in options.items() if v is not None}
+    return Rules(**{**rules.to_dict(), **given}) if given else None
 
 
 def _solution_option(help_text):
@@ -190,10 +196,9 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
                         game=game, match_score=_parse_match_score(match_score))
         st = res.state
     elif solution is not None:
-        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order)) if v is not None}
         sol = load(solution)
-        if given:
-            wanted = Rules(**{**sol.rules.to_dict(), **given})
+        wanted = _with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order)
+        if wanted is not None:
             if wanted != sol.rules:
                 raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}, not {wanted.describe()}: "
                                  f"drop the rule options or use a matching file")
@@ -235,9 +240,8 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
     from .solution import load, solve as solve_rules
     if solution is not None:
         sol = load(solution)
-        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order),
-                                   ("match", match), ("draw", draw)) if v is not None}
-        if given and Rules(**{**sol.rules.to_dict(), **given}) != sol.rules:
+        wanted = _with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order, match=match, draw=draw)
+        if wanted is not None and wanted != sol.rules:
             raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
                              f"or use a matching file")
         rules = sol.rules

@@ -27,11 +27,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .constants import MAX_CARDS
+
 TOK_A, TOK_B, TOK_SHARED = 0, 1, 2
-MAX_U = 13
 
 #: offsets of each length's block in the lookup table
-LUT_OFF = np.array([sum(3**v for v in range(u)) for u in range(MAX_U + 2)], dtype=np.int64)
+LUT_OFF = np.array([sum(3**v for v in range(u)) for u in range(MAX_CARDS + 2)], dtype=np.int64)
 
 
 @njit(cache=True)

@@ -36,9 +36,8 @@ from numba import njit, prange
 
 from .constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
 from .hashtable import EMPTY, add, hashed, next_value, rehash, slots_for
-from .matchup import check_rules, check_status, needs_solution, prize_sequence, solution_for  # noqa: F401
+from .matchup import check_rules, check_status, prize_sequence, solution_for
 from .rules import Rules
-from .simulate import Simulation, simulate  # noqa: F401  (imported from here before the split)
 from .statekeys import _popcount, cards_of, decision_key, unpack_key
 from .strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Seats, Strategy, View, make_strategy,
                          policy, policy_rows)

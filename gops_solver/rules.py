@@ -50,7 +50,7 @@ class Rules:
         With a one-line message naming the problem and the fix.
     """
 
-    n: int = 13
+    n: int = MAX_CARDS
     tie: str = "carry"
     objective: str = "points"
     order: object = "random"

@@ -1,4 +1,4 @@
-"""Solution: the solved value tables of one game, queries, save and load.
+"""Solution: the solved value tables of one game; solve, save and load (queries: :mod:`~.query`).
 
 Follow a state here: :func:`solve` builds the :class:`~.encoding.StateSpace`
 of the rules, fills its tables by :func:`~.induction.run_induction`, and

@@ -22,7 +22,9 @@ def test_same_output_as_the_gops_command():
         got = _module(*args)
         want = CliRunner().invoke(cli, args, prog_name="gops")
         assert got.returncode == want.exit_code == 0
-        assert got.stdout == want.output
+        # help text wraps to the terminal's width, which differs between a pipe and CliRunner
+        assert got.stdout.split() == want.output.split()
+        assert got.stdout.startswith("Usage: gops ") or args[0] != "--help"
 
 
 def test_errors_are_one_line_with_status_2():
