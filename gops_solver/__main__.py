@@ -1,0 +1,5 @@
+"""``python -m gops_solver``: the ``gops`` command."""
+
+from .entry import main
+
+main()
