@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from .induction import level0_table
-from .storage import TEMP_PREFIX, TEMP_SUFFIX, _new_temp, _unlink, crc32, notify
+from .storage import TEMP_PREFIX, TEMP_SUFFIX, _new_temp, _unlink, crc32, notify, why
 
 _OURS = re.compile(r"^(lock|meta\.json|level_\d\d\.(npy|json)|" + re.escape(TEMP_PREFIX) + r".*"
                    + re.escape(TEMP_SUFFIX) + r")$")
@@ -167,7 +167,7 @@ class Checkpointer:
             os.replace(tmp, self._level(k))
         except OSError as exc:
             _unlink(tmp)
-            raise ValueError(f"cannot write checkpoint {self._level(k)}: {exc.strerror}; free space and rerun "
+            raise ValueError(f"cannot write checkpoint {self._level(k)}: {why(exc)}; free space and rerun "
                              f"with --resume") from None
         except BaseException:
             _unlink(tmp)
@@ -185,7 +185,7 @@ class Checkpointer:
         try:
             return _new_temp(self.dir)
         except OSError as exc:
-            raise ValueError(f"cannot write in {self.dir}: {exc.strerror}; free space or choose another --out") from None
+            raise ValueError(f"cannot write in {self.dir}: {why(exc)}; free space or choose another --out") from None
 
     def _write(self, path, data: bytes) -> None:
         fd, tmp = self._temp()
@@ -196,7 +196,7 @@ class Checkpointer:
             os.replace(tmp, path)
         except OSError as exc:
             _unlink(tmp)
-            raise ValueError(f"cannot write checkpoint {path}: {exc.strerror}; free space and rerun "
+            raise ValueError(f"cannot write checkpoint {path}: {why(exc)}; free space and rerun "
                              f"with --resume") from None
         except BaseException:
             _unlink(tmp)

@@ -113,7 +113,7 @@ def check_out_path(path, checkpoints: bool = False) -> None:
     try:
         fd, tmp = _new_temp(folder)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose another location") from None
+        raise ValueError(f"cannot write {path}: {why(exc)}; choose another location") from None
     os.close(fd)
     _unlink(tmp)
 
@@ -198,10 +198,11 @@ def atomic_write(path, parts, check=None) -> None:
     path = os.fspath(path)
     check_out_path(path)
     folder = os.path.dirname(os.path.abspath(path))
+    clean_stale_temps(folder)
     try:
         fd, tmp = _new_temp(folder)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
+        raise ValueError(f"cannot write {path}: {why(exc)}; choose a writable location") from None
     try:
         with os.fdopen(fd, "wb", closefd=False) as fh:
             for part in parts:
@@ -214,7 +215,7 @@ def atomic_write(path, parts, check=None) -> None:
         _sync_folder(folder)
     except OSError as exc:
         _unlink(tmp)
-        raise ValueError(f"cannot write {path}: {exc.strerror}; free space or choose a writable location") from None
+        raise ValueError(f"cannot write {path}: {why(exc)}; free space or choose a writable location") from None
     except BaseException:
         _unlink(tmp)
         raise
@@ -233,6 +234,11 @@ def _sync_folder(folder) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def why(exc: OSError) -> str:
+    """The cause of a failed write in words (numpy's short writes carry no errno)."""
+    return exc.strerror or f"the write was cut short ({exc}): the disk is full or a file size limit was reached"
 
 
 def _unlink(path):
@@ -330,7 +336,10 @@ def read_header(fh, name) -> tuple:
         raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: "
                          f"solve again")
     start = len(MAGIC) + 8 + size + 4
-    return header, start + (-start % _ALIGN)
+    pad = -start % _ALIGN
+    if fh.read(pad).count(0) != pad:
+        raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): solve again")
+    return header, start + pad
 
 
 def read_solution(path, check: bool = True, name=None) -> tuple:
