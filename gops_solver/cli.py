@@ -12,6 +12,7 @@ from .cards import format_card, format_cards, parse_cards
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
+_PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
 #: largest deck whose exact evaluations were measured (README): uniform at n = 10 took 4 min
 #: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
@@ -555,14 +556,23 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 @_game_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bar while the equilibrium is solved")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bars")
 def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
     from .evaluate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     rules = _game_rules(cards, tie, objective, order)
-    res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules, (strat_a, strat_b), quiet))
+    sol = _solution_for(solution, rules, (strat_a, strat_b), quiet)
+    bar = None
+    if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", unit_scale=True, desc="simulating", file=sys.stderr, dynamic_ncols=True)
+    try:
+        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
     if as_json:
         click.echo(dumps(res.to_dict()))
         return
