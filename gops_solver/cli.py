@@ -28,7 +28,11 @@ class _Gops(click.Group):
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as exc:
+            # click turns Ctrl-C (and SIGTERM, see entry.py) into Abort
+            if isinstance(exc.__cause__, KeyboardInterrupt):
+                click.echo("interrupted", err=True)
+                sys.exit(exit_code_of(exc.__cause__))
             click.echo("error: aborted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
