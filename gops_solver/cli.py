@@ -225,7 +225,8 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 @_rules_options(None)
 @click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
               help="a file written by gops solve --out (its rules are played)")
-@click.option("--seed", type=int, default=None, help="seed of the prize shuffles and of B's draws [random]")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @_match_options
 def play(cards, tie, objective, order, solution, seed, hint, match, draw):
@@ -233,6 +234,9 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
     import numpy as np
     from .play import Match, Opponent, deal, needs_full_solve
     from .solution import load, projected_work, solve as solve_rules
+    if sys.stdin is None or sys.stdin.closed:
+        raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
+                               "terminal or pipe the bids in")
     if solution is not None:
         sol = load(solution)
         given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order),
@@ -595,7 +599,7 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
 
 def main():
     """Entry point of the ``gops`` script."""
-    cli()
+    cli(prog_name="gops")  # also under python -m gops_solver, messages say "gops ..."
 
 
 #: solve throughput measured on the reference machine (2 cores), stage games per second:
