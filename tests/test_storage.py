@@ -223,3 +223,24 @@ def test_api_save_cut_short_keeps_old_file(tmp_path):
                        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (500_000, 500_000)))
     assert r.returncode == 3 and "cannot write" in r.stdout and "File too large" in r.stdout, (r.stdout, r.stderr)
     assert out.read_bytes() == good and sorted(os.listdir(tmp_path)) == ["s.gops"]
+
+
+def test_verify_sample_finds_a_single_damaged_value_through_the_checksums(tmp_path):
+    path = tmp_path / "v.gops"
+    solve(Rules(5, "carry", "win"), out=path)
+    sol = load(path)
+    start = os.path.getsize(path) - 8 * sum(len(t) for t in sol.tables)
+    k = 3
+    slot = int(np.flatnonzero(~np.isnan(np.asarray(sol.tables[k])))[-1])
+    at = start + 8 * (sum(len(t) for t in sol.tables[:k]) + slot)
+    del sol
+    raw = bytearray(path.read_bytes())
+    raw[at:at + 8] = (np.frombuffer(bytes(raw[at:at + 8]), "<f8") + 0.25).tobytes()
+    path.write_bytes(bytes(raw))
+    r = run("verify", path, "--sample", 5, "--seed", 1)  # five slots almost surely miss the damaged one
+    assert r.exit_code == 1, r.output
+    assert "checksums          FAILED" in r.output and "certifies          the 5 sampled slots" in r.output
+    d = json.loads(run("verify", path, "--sample", 5, "--seed", 1, "--json").output)
+    assert d["ok"] is False and d["checksum_ok"] is False and "sampled" in d["certifies"]
+    full = run("verify", path)
+    assert full.exit_code == 1 and f"slot {slot}" in full.output and "every stored value" in full.output
