@@ -6,7 +6,9 @@ import math
 import sys
 import warnings
 
-from .jsonout import dumps  # noqa: F401  (every --json output goes through it)
+from .jsonout import dumps  # every --json output goes through it
+
+__all__ = ["dumps", "exit_code_of", "parse_match_score", "show_warnings_as_lines"]
 
 
 def exit_code_of(exc: BaseException) -> int:

@@ -1,4 +1,7 @@
-"""Solution: the solved value tables of one game, queries, save and load.
+"""Solution: the solved value tables of one game, queries, and solving to a file.
+
+The file format, checksums and atomic writes live in :mod:`~.storage`, a
+long solve's checkpoints in :mod:`~.checkpoint`.
 
 Follow a state here: :func:`solve` builds the :class:`~.encoding.StateSpace`
 of the rules, fills its tables by :func:`~.induction.run_induction`, and
