@@ -337,7 +337,10 @@ def read_header(fh, name) -> tuple:
                          f"solve again")
     start = len(MAGIC) + 8 + size + 4
     pad = -start % _ALIGN
-    if fh.read(pad).count(0) != pad:
+    padding = fh.read(pad)
+    if len(padding) < pad:
+        raise ValueError(f"{name} is truncated (before its first table): solve again with gops solve --out")
+    if padding.count(0) != pad:
         raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): solve again")
     return header, start + pad
 

@@ -244,3 +244,16 @@ def test_verify_sample_finds_a_single_damaged_value_through_the_checksums(tmp_pa
     assert d["ok"] is False and d["checksum_ok"] is False and "sampled" in d["certifies"]
     full = run("verify", path)
     assert full.exit_code == 1 and f"slot {slot}" in full.output and "every stored value" in full.output
+
+
+@pytest.mark.parametrize("keep", [5, 12, 100, 3000, 4100, -8])
+def test_truncated_anywhere_is_named_truncated(tmp_path, keep):
+    """Cut in the magic, the length, the header, the padding, the first table, the last value."""
+    path = tmp_path / "c.gops"
+    solve(Rules(4), out=path)
+    raw = path.read_bytes()
+    path.write_bytes(raw[:keep])
+    with pytest.raises(ValueError) as info:
+        load(path)
+    msg = str(info.value)
+    assert str(path) in msg and ("truncated" in msg or (keep < 8 and "not a gops solution file" in msg)), msg
