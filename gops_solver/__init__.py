@@ -9,7 +9,17 @@
 __version__ = "0.1.0"
 
 from .rules import Rules, DecisionState, validate_state  # noqa: E402
-from .solution import Solution, QueryResult, solve, load, projected_work  # noqa: E402
+
+_LAZY = {"Solution", "QueryResult", "solve", "load", "projected_work"}
+
+
+def __getattr__(name):
+    # the solver pulls in numba (seconds to import): only when it is used, so the
+    # command line can install its signal handlers first (see gops_solver.entry)
+    if name in _LAZY:
+        from . import solution
+        return getattr(solution, name)
+    raise AttributeError(f"module 'gops_solver' has no attribute {name!r}")
 
 __all__ = ["Rules", "DecisionState", "validate_state", "Solution", "QueryResult", "solve", "load",
            "projected_work", "__version__"]

@@ -1,6 +1,6 @@
 """``python -m gops_solver``: the ``gops`` command line, the same commands, options and output."""
 
-from .cli import cli
+from .entry import main
 
 if __name__ == "__main__":
-    cli.main(prog_name="gops")
+    main()

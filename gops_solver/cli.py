@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from . import __version__
+from .cliutil import exit_code_of, dumps, parse_match_score, show_warnings_as_lines
 from .cards import format_card, format_cards, parse_cards
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
 from .projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
+_PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
 
 
@@ -21,23 +22,28 @@ class _Gops(click.Group):
     """Turns every input error into one line on stderr and exit status 2."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        show_warnings_as_lines()
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as exc:
+            # click turns Ctrl-C (and SIGTERM, see entry.py) into Abort
+            if isinstance(exc.__cause__, KeyboardInterrupt):
+                click.echo("interrupted", err=True)
+                sys.exit(exit_code_of(exc.__cause__))
             click.echo("error: aborted", err=True)
             sys.exit(130)
         except click.ClickException as exc:
-            hint = f" (see gops {exc.ctx.info_name} --help)" if getattr(exc, "ctx", None) is not None else ""
+            hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) is not None else ""
             click.echo(f"error: {exc.format_message()}{hint}", err=True)
             sys.exit(2)
         except (ValueError, TypeError) as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             click.echo("\ninterrupted", err=True)
-            sys.exit(130)
+            sys.exit(exit_code_of(exc))
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
@@ -73,7 +79,7 @@ def _make_rules(cards, tie, objective, order, cards_default=None, match=None, dr
     match = match or "single"
     # best-of matches count games won: their games are played to win
     objective = objective or ("win" if match.startswith("best-of") else "points")
-    return Rules(n=cards, tie=tie or "carry", objective=objective, order=order or "random",
+    return Rules(n=cards, tie=tie or "carry", objective=objective, order="random" if order is None else order,
                  match=match, draw=draw or "replay")
 
 
@@ -121,18 +127,21 @@ def _progress_bar(total, quiet):
 @click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba",
               help="stage-game backend; highs (scipy) is slow, for checking [numba]")
 @click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level")
+@click.option("--restart", is_flag=True, help="discard the checkpoints of an interrupted solve and start afresh")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @_match_options
-def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quiet, match, draw):
+def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, restart, quiet, match, draw):
     """Solve a whole game (or match) exactly and print its value."""
     from .projection import NEEDS_OUT, TOO_LARGE, project
     from .solution import solve as solve_rules
-    from .checkpoint import check_out_path
+    from .storage import check_out_path
     rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
     if out is not None:
-        check_out_path(out)
-    if resume and out is None:
-        raise click.UsageError("--resume needs --out FILE: checkpoints live beside the output file")
+        check_out_path(out, checkpoints=True)
+    if (resume or restart) and out is None:
+        raise click.UsageError("--resume and --restart need --out FILE: checkpoints live beside the output file")
+    if resume and restart:
+        raise click.UsageError("choose one of --resume (continue the checkpoints) and --restart (discard them)")
     pr = project(rules)
     fit = pr.solve_fit(with_out=out is not None)
     if fit == NEEDS_OUT:
@@ -145,26 +154,27 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     bar = _progress_bar(pr.stage_games, quiet)
     try:
         sol = solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None,
-                          stage_solver=stage_solver, out=out, resume=resume)
-    except KeyboardInterrupt:
+                          stage_solver=stage_solver, out=out, resume=resume, restart=restart)
+    except KeyboardInterrupt as exc:
         if bar:
             bar.close()
         where = "; rerun with --resume to continue from the last finished level" if out else ""
         click.echo(f"\ninterrupted{where}", err=True)
-        sys.exit(130)
+        sys.exit(exit_code_of(exc))
     finally:
         if bar:
             bar.close()
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
-                               "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
-                               "out": out}))
+        click.echo(dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
+                          "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
+                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out}))
         return
     click.echo(f"rules        {rules.describe()}")
     click.echo(f"value        {sol.value:.12g}")
     click.echo(f"states       {sol.states:,}")
     click.echo(f"stage games  {sol.stage_games:,}")
-    click.echo(f"time         {sol.seconds:.2f} s")
+    click.echo(f"time         {sol.seconds:.2f} s"
+               + (f" ({sol.seconds_this_run:.2f} s in this run)" if sol.seconds_this_run != sol.seconds else ""))
     if out is not None:
         click.echo(f"saved        {out}")
 
@@ -193,7 +203,7 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
         rules = _make_rules(cards, tie, objective, order, cards_default=MAX_CARDS, match=match, draw=draw)
         sol = solve_rules(rules)
         res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                        game=game, match_score=_parse_match_score(match_score))
+                        game=game, match_score=parse_match_score(match_score))
         st = res.state
     elif solution is not None:
         sol = load(solution)
@@ -204,7 +214,7 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
                                  f"drop the rule options or use a matching file")
         rules = sol.rules
         res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                        game=game, match_score=_parse_match_score(match_score))
+                        game=game, match_score=parse_match_score(match_score))
         st = res.state
     else:
         if game not in (None, 1) or match_score is not None:
@@ -213,9 +223,9 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
         st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
         res = query_state(rules, st, None, None, stage_solver)
     if as_json:
-        click.echo(json.dumps({**res.to_dict(), "rules": rules.to_dict(),
-                               "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
-                                         "prizes": list(st.prizes), "diff": st.diff}}))
+        click.echo(dumps({**res.to_dict(), "rules": rules.to_dict(),
+                          "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
+                                    "prizes": list(st.prizes), "diff": st.diff}}))
         return
     click.echo(f"rules   {rules.describe()}")
     click.echo(f"state   hand A {format_cards(sorted(st.hand_a))} | hand B {format_cards(sorted(st.hand_b))} | pot {st.pot}"
@@ -229,7 +239,8 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 @cli.command()
 @_rules_options(None)
 @_solution_option("a file written by gops solve --out (its rules are played)")
-@click.option("--seed", type=int, default=None, help="seed of the prize shuffles and of B's draws [random]")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @_match_options
 def play(cards, tie, objective, order, solution, seed, hint, match, draw):
@@ -238,6 +249,9 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
     from .play import Match, Opponent, deal, needs_full_solve
     from .projection import duration, project
     from .solution import load, solve as solve_rules
+    if sys.stdin is None or sys.stdin.closed:
+        raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
+                               "terminal or pipe the bids in")
     if solution is not None:
         sol = load(solution)
         wanted = _with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order, match=match, draw=draw)
@@ -406,25 +420,6 @@ def _dist(strategy) -> str:
     return "  ".join(f"{format_card(c)}:{p:.3f}" for c, p in strategy.items())
 
 
-def _parse_match_score(text):
-    """``-4`` (a session total) or ``1-0`` / ``1.5-0.5`` (best-of games won); None when absent."""
-    if text is None:
-        return None
-    t = text.strip()
-    if "-" in t.lstrip("-+"):
-        a, b = t.lstrip("+").rsplit("-", 1) if not t.startswith("-") else (None, None)
-        if a is None:
-            raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0")
-        try:
-            return float(a), float(b)
-        except ValueError:
-            raise ValueError(f"match score {text!r}: write games won like 1-0 or 1.5-0.5") from None
-    try:
-        return int(t)
-    except ValueError:
-        raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0") from None
-
-
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
@@ -447,8 +442,8 @@ def verify(file, sample, seed, tol, as_json):
     res = sol.verify(sample=sample, seed=seed, tol=tol)
     ok = res.ok and checksum_ok
     if as_json:
-        click.echo(json.dumps({"rules": sol.rules.to_dict(), **res.to_dict(), "checksum_ok": checksum_ok,
-                               "ok": ok}))
+        click.echo(dumps({"rules": sol.rules.to_dict(), **res.to_dict(), "checksum_ok": checksum_ok,
+                          "ok": ok, "certifies": _certifies(res)}))
     else:
         click.echo(f"rules              {sol.rules.describe()}")
         click.echo(f"checked            {res.slots:,} slots ({res.states:,} stored states)"
@@ -457,6 +452,7 @@ def verify(file, sample, seed, tol, as_json):
         click.echo(f"max residual       {res.max_residual:.3g}")
         click.echo(f"max exploitability {res.max_exploitability:.3g}")
         click.echo(f"checksums          {'OK' if checksum_ok else 'FAILED (the file was altered or damaged)'}")
+        click.echo(f"certifies          {_certifies(res)}")
         click.echo(f"time               {res.seconds:.2f} s")
         if ok:
             click.echo(f"verdict            OK (both <= {tol:g})")
@@ -465,6 +461,14 @@ def verify(file, sample, seed, tol, as_json):
             click.echo(f"verdict            FAILED (tolerance {tol:g})")
             click.echo(f"worst state        {_slot_text(bad)}")
     return 0 if ok else 1
+
+
+def _certifies(res) -> str:
+    """What a verify run vouches for: a sample checks its slots, the checksums the rest of the file."""
+    if res.sample:
+        return (f"the {res.slots:,} sampled slots are recomputed; every other value only matches what the solver "
+                f"wrote (checksums), so a value computed wrongly elsewhere is not found: drop --sample to check all")
+    return "every stored value is recomputed from the level below"
 
 
 def _slot_text(d) -> str:
@@ -539,7 +543,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
         if bar:
             bar.close()
     if as_json:
-        click.echo(json.dumps(ev.to_dict()))
+        click.echo(dumps(ev.to_dict()))
         return
     click.echo(f"rules           {rules.describe()}")
     for label, out in ((f"vs {ev.against}", ev.vs_opponent), ("vs best reply", ev.vs_best_response)):
@@ -558,16 +562,25 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 @_game_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bar while the equilibrium is solved")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bars")
 def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
     from .simulate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     rules = _make_rules(cards, tie, objective, order)
-    res = run_games(strat_a, strat_b, rules, games, seed, _solution_for(solution, rules, (strat_a, strat_b), quiet))
+    sol = _solution_for(solution, rules, (strat_a, strat_b), quiet)
+    bar = None
+    if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", unit_scale=True, desc="simulating", file=sys.stderr, dynamic_ncols=True)
+    try:
+        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
     if as_json:
-        click.echo(json.dumps(res.to_dict()))
+        click.echo(dumps(res.to_dict()))
         return
     rows = [("margin", res.margin, res.margin_ci), ("win", res.win, res.win_ci),
             ("draw", res.draw, res.draw_ci), ("loss", res.loss, res.loss_ci)]
@@ -584,7 +597,7 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
 
 def main():
     """Entry point of the ``gops`` script."""
-    cli()
+    cli(prog_name="gops")  # also under python -m gops_solver, messages say "gops ..."
 
 
 @cli.command()
@@ -597,7 +610,7 @@ def info(cards, tie, objective, order, as_json):
     pr = project(rules)
     gib, ram = 2**30, pr.machine_bytes
     if as_json:
-        click.echo(json.dumps(pr.to_dict()))
+        click.echo(dumps(pr.to_dict()))
         return
     click.echo(f"rules          {rules.describe()}")
     click.echo(f"table entries  {pr.table_entries:,}")

@@ -276,6 +276,9 @@ def _whole(value, name) -> int:
 def _pair(score):
     try:
         a, b = score
-        return float(a), float(b)
+        a, b = float(a), float(b)
     except (TypeError, ValueError):
         raise ValueError(f"match_score {score!r} is not a pair: give games won as (a, b)") from None
+    if not (np.isfinite(a) and np.isfinite(b)):
+        raise ValueError(f"match_score {score!r} is not games won: give (a, b) with finite numbers >= 0")
+    return a, b

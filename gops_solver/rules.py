@@ -77,6 +77,9 @@ class Rules:
         object.__setattr__(self, "tie", tie)
         object.__setattr__(self, "objective", objective)
         order = self.order
+        if isinstance(order, (set, frozenset, dict)):
+            raise ValueError(f"order {order!r} has no order of its own ({type(order).__name__}): give a list "
+                             f"or tuple such as {list(range(1, n + 1))}, or random, ascending, descending")
         if isinstance(order, str) and order.strip().lower() in NAMED_ORDERS:
             order = order.strip().lower()
             seq = {"random": None,
@@ -260,7 +263,7 @@ def _whole(value, name) -> int:
         raise ValueError(f"{name} {value!r} is not a whole number: give an integer")
     try:
         out = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: infinity
         raise ValueError(f"{name} {value!r} is not a whole number: give an integer") from None
     if out != value and not isinstance(value, str):
         raise ValueError(f"{name} {value!r} is not a whole number: give an integer")

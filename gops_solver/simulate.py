@@ -37,8 +37,10 @@ def _simulate(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins):
 
     ``seq``: the fixed prize order, or empty for a fresh random order each game;
     ``seats``: both strategies (:class:`~.strategies.Seats`), ``eq_a``/``eq_b`` their equilibrium tables.
+    A negative ``seed`` continues the generator's stream, so a long run can be played in chunks.
     """
-    np.random.seed(seed)
+    if seed >= 0:
+        np.random.seed(seed)
     pa = np.empty(MAX_CARDS)
     pb = np.empty(MAX_CARDS)
     for g in range(games):
@@ -72,9 +74,8 @@ def _simulate(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins):
     return 0
 
 
-def _simulate_python(games, seed, rules, sa, sb):
-    """Play games calling the strategies from Python (for user strategies)."""
-    rng = np.random.default_rng(seed)
+def _simulate_python(games, rng, rules, sa, sb):
+    """Play games calling the strategies from Python (for user strategies), drawing from ``rng``."""
     n = rules.n
     margins = np.empty(games, np.int64)
     for g in range(games):
@@ -138,12 +139,20 @@ def _floats(pair):
     return tuple(float(v) for v in pair)
 
 
-def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Simulation:
+#: games per chunk of a simulation: about 0.1-1 s in numba (Ctrl-C waits for the chunk), ~100 kB of margins
+_SIM_CHUNK = 1 << 14
+_SIM_CHUNK_PY = 256
+
+
+def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progress=None) -> Simulation:
     """Play ``games`` games of ``a`` (seat A) against ``b``; reproducible by ``seed``.
 
     Built-in strategies and the equilibrium play inside numba (its
     generator seeded with ``seed``); when a user strategy takes part, the
     games are played from Python with ``numpy.random.default_rng(seed)``.
+    Games are played in chunks (the same stream of draws as one run), so
+    memory stays small, Ctrl-C is answered within a chunk, and
+    ``progress(games_in_chunk)`` is called after each.
 
     Raises
     ------
@@ -158,26 +167,41 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None) -> Si
     t0 = time.perf_counter()
     solution = solution_for(rules, solution, a, b)
     sa, sb = make_strategy(a, solution), make_strategy(b, solution)
-    if CODE_TABLE in (sa.code, sb.code):
-        margins = _simulate_python(int(games), int(seed), rules, sa, sb)
-    else:
-        margins = np.empty(int(games), np.int64)
-        keys, probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))  # no lookup tables
-        seats = Seats(sa.code, keys, probs, sb.code, keys, probs)
-        check_status(_simulate(int(games), int(seed), rules.n, prize_sequence(rules), rules.tie == "carry", seats,
-                               sa.eq, sb.eq, margins))
-    G = len(margins)
-    m = float(margins.mean())
-    half = 1.96 * float(margins.std(ddof=1)) / np.sqrt(G) if G > 1 else float("inf")
+    G = int(games)
+    python = CODE_TABLE in (sa.code, sb.code)
+    rng = np.random.default_rng(int(seed)) if python else None
+    keys, probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))  # no lookup tables
+    seats = Seats(sa.code, keys, probs, sb.code, keys, probs)
+    total = total_sq = wins = draws = 0  # Python ints: exact however many games
+    done = 0
+    while done < G:
+        size = min(G - done, _SIM_CHUNK_PY if python else _SIM_CHUNK)
+        if python:
+            margins = _simulate_python(size, rng, rules, sa, sb)
+        else:
+            margins = np.empty(size, np.int64)
+            check_status(_simulate(size, int(seed) if done == 0 else -1, rules.n, prize_sequence(rules),
+                                   rules.tie == "carry", seats, sa.eq, sb.eq, margins))
+        total += int(margins.sum())
+        total_sq += int((margins * margins).sum())
+        wins += int(np.count_nonzero(margins > 0))
+        draws += int(np.count_nonzero(margins == 0))
+        done += size
+        if progress is not None:
+            progress(size)
+    m = total / G
+    # sample standard deviation (ddof 1) from exact integer sums
+    half = 1.96 * np.sqrt(max(G * total_sq - total * total, 0) / (G * (G - 1))) / np.sqrt(G) if G > 1 \
+        else float("inf")
 
-    def rate(mask):
-        p = float(np.count_nonzero(mask)) / G
+    def rate(count):
+        p = count / G
         h = 1.96 * np.sqrt(p * (1 - p) / G)
         return p, (p - h, p + h)
 
-    w, wci = rate(margins > 0)
-    dr, dci = rate(margins == 0)
-    lo, lci = rate(margins < 0)
+    w, wci = rate(wins)
+    dr, dci = rate(draws)
+    lo, lci = rate(G - wins - draws)
     return Simulation(rules, sa.name, sb.name, G, int(seed), m, (m - half, m + half), w, _floats(wci), dr, _floats(dci),
                       lo, _floats(lci),
                       time.perf_counter() - t0)

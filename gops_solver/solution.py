@@ -1,4 +1,7 @@
-"""Solution: the solved value tables of one game; solve, save and load (queries: :mod:`~.query`).
+"""Solution: the solved value tables of one game, and solving to a file (queries: :mod:`~.query`).
+
+The file format, checksums and atomic writes live in :mod:`~.storage`, a
+long solve's checkpoints in :mod:`~.checkpoint`.
 
 Follow a state here: :func:`solve` builds the :class:`~.encoding.StateSpace`
 of the rules, fills its tables by :func:`~.induction.run_induction`, and
@@ -10,27 +13,23 @@ strategies (tables store values, not strategies).
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 import time
-import zlib
 from dataclasses import replace
 
 import numpy as np
 
-from . import __version__
-from .checkpoint import Checkpointer, check_out_path
+from .checkpoint import Checkpointer
 from .constants import VALUE_TOL
 from .encoding import StateSpace
 from .induction import level_work, run_induction
 from .query import QueryResult, query_state  # noqa: F401  (QueryResult is public here)
+from .storage import check_out_path, clean_stale_temps, notify, read_solution, write_solution
 from .rules import Rules, validate_state
 from .stage import check_backend as _check_backend
 from .tables import level_table, read_value
 
-MAGIC = b"GOPSSOL\x01"
-FORMAT_VERSION = 1
+
 
 
 def full_space(rules: Rules) -> StateSpace:
@@ -63,6 +62,8 @@ class Solution:
                  stage_solver="numba", states=None):
         self.rules, self.space, self.tables = rules, space, tables
         self.stage_games, self.seconds = int(stage_games), float(seconds)
+        #: time of the last run alone, when the solve was resumed (``seconds`` totals every run)
+        self.seconds_this_run = self.seconds
         self.stage_solver = stage_solver
         self.states = int(states if states is not None else
                           sum(_count_states(t, space, k) for k, t in enumerate(tables) if k))
@@ -172,18 +173,22 @@ class Solution:
 
     # -- persistence ---------------------------------------------------------------
     def save(self, path) -> None:
-        """Write the solution to ``path`` atomically (temporary file, then rename).
+        """Write the solution to ``path`` atomically (temporary file, read back, then rename).
 
         Raises
         ------
         ValueError
-            If the path cannot be written, or for a match solved game by game
+            If the path cannot be written, a ``gops solve`` is writing it now,
+            or for a match solved game by game
             (session under ``win``, best-of), which files do not hold yet.
         """
         if self.match is not None:
             raise ValueError(f"saving a {self.rules.match} match is not supported yet: solve it in memory "
                              f"(a single game or a points session can be saved)")
-        write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver, self.states)
+        # a solve writing the same path holds its lock: refuse rather than race it (and leave its checkpoints)
+        with Checkpointer.guard(path):
+            write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver,
+                           self.states)
 
 
 def _count_states(table, space, k) -> int:
@@ -200,71 +205,12 @@ def _count_states(table, space, k) -> int:
     return 2 * valued(table) - valued(table[lay.offset[p]:lay.offset[p + 1]])
 
 
-def _crc(table) -> int:
-    crc, step = 0, 1 << 24
-    for i in range(0, len(table), step):
-        crc = zlib.crc32(memoryview(np.ascontiguousarray(table[i:i + step])).cast("B"), crc)
-    return crc
-
-
-_ALIGN = 4096  # tables start on page boundaries so they can be mapped
-
-
-def write_solution(path, rules, tables, stage_games, seconds, stage_solver, states) -> None:
-    """Write a solution file atomically from level tables (arrays or mapped files)."""
-    header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": rules.to_dict(),
-              "stage_games": int(stage_games), "seconds": float(seconds), "stage_solver": stage_solver,
-              "states": int(states), "tables": [{"size": int(len(t)), "crc32": _crc(t)} for t in tables]}
-    blob = json.dumps(header).encode()
-    head = MAGIC + len(blob).to_bytes(8, "little") + blob
-    head += b"\0" * (-len(head) % _ALIGN)
-
-    def parts():
-        yield head
-        step = 1 << 24
-        for t in tables:
-            for i in range(0, len(t), step):
-                yield np.ascontiguousarray(t[i:i + step], dtype=np.float64)
-
-    _atomic_write(path, parts())
-    Checkpointer(path, rules).clear()  # the solution is safe: its checkpoints are not needed
-
-
-def _atomic_write(path, parts) -> None:
-    path = os.fspath(path)
-    check_out_path(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".gops-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for part in parts:
-                fh.write(part if isinstance(part, bytes) else memoryview(part).cast("B"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        _unlink(tmp)
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-def _unlink(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
 def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
     """Open a solution written by :meth:`Solution.save` or ``gops solve --out``.
 
     The tables are mapped from the file, not read: opening is quick and a
-    query touches only the values it needs.
+    query touches only the values it needs. The header's checksum is always
+    checked; see :mod:`~.storage` for the format.
 
     Parameters
     ----------
@@ -277,58 +223,36 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
     Raises
     ------
     ValueError
-        Missing, truncated or corrupted file, or a file for other rules.
+        Missing, not a regular file, truncated or corrupted file, or a file for other rules.
+    TypeError
+        ``rules`` is not a :class:`Rules`.
     """
+    if rules is not None and not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules object, e.g. load(path, rules=Rules(n=6)), not {type(rules).__name__}")
     path = os.fspath(path)
+    header, tables = read_solution(path, check=check)
     try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise ValueError(f"cannot read solution {path}: {exc.strerror}; give the file written by gops solve --out") from None
-    with fh:
-        if fh.read(len(MAGIC)) != MAGIC:
-            raise ValueError(f"{path} is not a gops solution file: write one with gops solve --out")
-        try:
-            size = int.from_bytes(fh.read(8), "little")
-            if size > 1 << 24:
-                raise ValueError
-            header = json.loads(fh.read(size).decode())
-            saved_rules = Rules.from_dict(header["rules"])
-            sizes = [int(t["size"]) for t in header["tables"]]
-            crcs = [int(t["crc32"]) for t in header["tables"]]
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-            raise ValueError(f"{path} is corrupted (unreadable header): solve again with gops solve --out") from None
-        start = len(MAGIC) + 8 + size
-        start += -start % _ALIGN
-    if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: solve again")
+        saved_rules = Rules.from_dict(header["rules"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} has rules this gops does not know ({exc}): solve again") from None
     if rules is not None and saved_rules != rules:
         raise ValueError(f"{path} holds a solution for {saved_rules.describe()}, not {rules.describe()}: "
                          f"use a matching file or solve these rules")
     space = full_space(saved_rules)
-    if len(sizes) != saved_rules.n + 1 or any(s != space.size(k) for k, s in enumerate(sizes)):
+    if len(tables) != saved_rules.n + 1 or any(len(t) != space.size(k) for k, t in enumerate(tables)):
         raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
-    total = start + 8 * sum(sizes)
-    actual = os.path.getsize(path)
-    if actual < total:
-        raise ValueError(f"{path} is truncated ({actual:,} of {total:,} bytes): solve again with gops solve --out")
-    if actual > total:
-        raise ValueError(f"{path} is corrupted (unexpected length): solve again")
-    tables, offset = [], start
-    for k, (n_entries, crc) in enumerate(zip(sizes, crcs)):
-        t = np.memmap(path, dtype=np.float64, mode="r", offset=offset, shape=(n_entries,)) if n_entries else np.zeros(0)
-        if check and _crc(t) != crc:
-            raise ValueError(f"{path} is corrupted (checksum of level {k} fails): solve again")
-        tables.append(t)
-        offset += 8 * n_entries
-    return Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
-                    header.get("stage_solver", "numba"), header.get("states"))
+    sol = Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
+                   header.get("stage_solver", "numba"), header.get("states"))
+    sol.seconds_this_run = float(header.get("seconds_this_run", sol.seconds))
+    return sol
 
 
 # ---------------------------------------------------------------------------
 # solving
 # ---------------------------------------------------------------------------
 
-def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, resume=False) -> Solution:
+def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, resume=False,
+          restart=False) -> Solution:
     """Solve a game exactly by backward induction.
 
     Parameters
@@ -347,7 +271,12 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     resume : bool
         With ``out``: continue from the checkpoints of an interrupted solve;
         ``progress`` is first called as ``progress(level, games, done=True)``
-        with the work the checkpoints already hold.
+        with the work the checkpoints already hold. Damaged checkpoints are
+        reported (an :class:`~.storage.IntegrityWarning`) and recomputed.
+    restart : bool
+        With ``out``: discard the checkpoints of an earlier interrupted
+        solve. Without ``resume`` or ``restart`` such checkpoints are kept
+        and the solve is refused.
 
     Returns
     -------
@@ -356,8 +285,10 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     if not isinstance(rules, Rules):
         raise TypeError("solve() takes a Rules object: solve(Rules(n=8))")
     _check_backend(stage_solver)
-    if resume and out is None:
-        raise ValueError("resume needs out=PATH: checkpoints live beside the output file")
+    if (resume or restart) and out is None:
+        raise ValueError("resume and restart need out=PATH: checkpoints live beside the output file")
+    if resume and restart:
+        raise ValueError("choose one of resume (continue the checkpoints) and restart (discard them)")
     t0 = time.perf_counter()
     if rules.match != "single" and not (rules.match == "session" and rules.objective == "points"):
         return _solve_match(rules, progress, stage_solver, out, t0)
@@ -366,37 +297,68 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     if out is None:
         tables, games = run_induction(space, progress=progress, use_highs=use_highs)
         return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
-    check_out_path(out)
+    return _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t0)
+
+
+def _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t0) -> Solution:
+    """Solve level by level through checkpoints in ``out.ckpt/``; write ``out`` only when all is checked."""
+    out = os.fspath(out)
+    check_out_path(out, checkpoints=True)
     ckpt = Checkpointer(out, rules)
     ckpt.lock()
-    start, done = ckpt.load(space) if resume else ([], {})
-    if not start:
-        ckpt.start()
+    try:
+        clean_stale_temps(os.path.dirname(os.path.abspath(out)))
+        ckpt.clean_temps()
+        start, done = ckpt.load(space) if resume else ([], {})
+        if not resume and ckpt.levels_present():
+            if not restart:
+                raise ValueError(f"{ckpt.dir} holds checkpoints of an interrupted solve (levels "
+                                 f"{', '.join(map(str, ckpt.levels_present()))}): add --resume to continue it "
+                                 f"or --restart to discard them")
+            notify(f"discarding the checkpoints in {ckpt.dir} (--restart)")
+        if not start:
+            ckpt.start()
+    except BaseException:
+        ckpt.release()
+        raise
     stats = dict(done)
-    if progress is not None and done:
+    if progress is not None and start:
         progress(len(start) - 1, sum(s["games"] for s in done.values()), done=True)  # work already done
+    level_games = [0]
+    level_t0 = [time.perf_counter()]
 
     def on_level(k, table):
-        stats[k] = {"games": level_games[0], "states": _count_states(table, space, k)}
+        now = time.perf_counter()
+        stats[k] = {"games": level_games[0], "states": _count_states(table, space, k),
+                    "seconds": now - level_t0[0]}
         level_games[0] = 0
-        ckpt.save_level(k, table, stats[k])
-
-    level_games = [0]
+        stats[k]["crc32"] = ckpt.save_level(k, table, stats[k])
+        level_t0[0] = time.perf_counter()
 
     def count(level, games):
         level_games[0] += games
         if progress is not None:
             progress(level, games)
 
-    _, _ = run_induction(space, progress=count, start_tables=start or None, on_level=on_level,
-                         keep_all=False, use_highs=use_highs)
-    tables = ckpt.tables(space)
-    games = sum(s["games"] for s in stats.values())
-    states = sum(s["states"] for s in stats.values())
-    write_solution(out, rules, tables, games, time.perf_counter() - t0, stage_solver, states)
-    del tables
-    ckpt.clear()
-    return load(out, check=False)
+    try:
+        run_induction(space, progress=count, start_tables=start or None, on_level=on_level,
+                      keep_all=False, use_highs=stage_solver == "highs")
+        tables = ckpt.tables(space)
+        games = sum(s["games"] for s in stats.values())
+        states = sum(s["states"] for s in stats.values())
+        t_write = time.perf_counter()
+        earlier = sum(s.get("seconds", 0.0) for k, s in stats.items() if k in done)
+        this_run = t_write - t0
+        expected = [None] + [stats[k]["crc32"] for k in range(1, space.kmax + 1)]
+        write_solution(out, rules, tables, games, earlier + this_run, stage_solver, states, expected,
+                       seconds_this_run=this_run if done else None)
+        # the file is written, synced, read back and checked: only now are the checkpoints unneeded
+        del tables
+        ckpt.clear()
+    finally:
+        ckpt.release()
+    sol = load(out, check=False)
+    return sol
 
 
 def _solve_match(rules, progress, stage_solver, out, t0) -> Solution:

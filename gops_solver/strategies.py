@@ -393,13 +393,14 @@ class Strategy:
     def _call_user(self, view: View) -> dict:
         try:
             got = self.func(view)
-        except Exception as exc:  # a user function's own error, reported in one line
+        except (Exception, SystemExit) as exc:  # a user function's own error (or exit), reported in one line
             raise ValueError(f"strategy {self.name} raised {type(exc).__name__}: {exc}") from None
         if isinstance(got, dict):
             try:
-                dist = {int(c): float(p) for c, p in got.items()}
-            except (TypeError, ValueError):
-                raise ValueError(f"strategy {self.name} returned {got!r}: give card -> probability") from None
+                dist = {_card_key(c): float(p) for c, p in got.items()}
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"strategy {self.name} returned {got!r}: give card -> probability, "
+                                 f"with whole-number cards") from None
         else:
             try:
                 probs = [float(p) for p in got]
@@ -416,6 +417,16 @@ class Strategy:
         if any(not np.isfinite(p) or p < 0 for p in dist.values()) or abs(sum(dist.values()) - 1) > PROB_TOL:
             raise ValueError(f"strategy {self.name} returned {dist}: probabilities must be >= 0 and sum to 1")
         return {c: dist.get(c, 0.0) for c in view.hand}
+
+
+def _card_key(c) -> int:
+    """A returned card as an int; ValueError for anything but a whole number (1.5 is no card)."""
+    if isinstance(c, bool):
+        raise ValueError
+    out = int(c)
+    if out != c:
+        raise ValueError
+    return out
 
 
 _NO_EQ = [no_eq_data()]
@@ -462,6 +473,9 @@ def make_strategy(spec, solution=None) -> Strategy:
         except ImportError as exc:
             raise ValueError(f"cannot import module {mod!r} of strategy {spec}: {exc}; "
                              f"put it on PYTHONPATH") from None
+        except (Exception, SystemExit) as exc:  # the module's own code failed (a syntax error, a raise, exit)
+            raise ValueError(f"importing module {mod!r} of strategy {spec} failed: {type(exc).__name__}: {exc}; "
+                             f"fix the module") from None
         except AttributeError:
             raise ValueError(f"module {mod!r} has no function {attr!r}: give module:function") from None
         if not callable(func):

@@ -106,31 +106,6 @@ def test_existing_output_survives_a_failed_solve(tmp_path):
     assert r.exit_code == 2 and out.read_bytes() == b"old contents"
 
 
-def test_resume_gives_identical_solution(tmp_path):
-    import os
-    import numpy as np
-    from gops_solver import Rules, load, solve
-    out = tmp_path / "r.gops"
-    rules = Rules(6, "carry", "win")
-    full = solve(rules)
-
-    def interrupt(level, games):
-        if level == 4:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        solve(rules, progress=interrupt, out=out)
-    assert not out.exists() and os.path.exists(str(out) + ".ckpt/level_03.npy")
-    assert not os.path.exists(str(out) + ".ckpt/level_04.npy")
-    r = run("solve", "-n", 6, "--objective", "win", "--out", out, "--resume", "--json")
-    assert r.exit_code == 0, r.output
-    back = load(out)
-    for a, b in zip(back.tables, full.tables):
-        assert np.array_equal(np.nan_to_num(a, nan=7.0), np.nan_to_num(b, nan=7.0))
-    assert back.stage_games == full.stage_games and back.states == full.states
-    assert not os.path.exists(str(out) + ".ckpt")  # checkpoints removed once the solution is saved
-
-
 def test_match_options_solve_and_query():
     from gops_solver import Rules, solve
     r = run("solve", "-n", 4, "--match", "best-of-3", "--draw", "half", "--json")
@@ -169,14 +144,3 @@ def test_info_projects_and_says_when_it_will_not_fit():
 def test_solve_refuses_what_cannot_fit():
     r = run("solve", "--cards", 13, "--tie", "carry", "--objective", "win")
     assert r.exit_code == 2 and "GiB" in r.output and len(r.output.strip().splitlines()) == 1
-
-
-def test_two_solves_cannot_share_checkpoints(tmp_path):
-    from gops_solver import Rules
-    from gops_solver.checkpoint import Checkpointer
-    first = Checkpointer(tmp_path / "x.gops", Rules(4))
-    first.lock()
-    with pytest.raises(ValueError, match="another gops solve is writing"):
-        Checkpointer(tmp_path / "x.gops", Rules(4)).lock()
-    first.clear()
-    Checkpointer(tmp_path / "x.gops", Rules(4)).lock()  # free again

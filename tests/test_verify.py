@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from gops_solver import Rules, load, solve
 from gops_solver.cli import cli
 from gops_solver.encoding import hands_to_pattern
-from gops_solver.solution import MAGIC, _ALIGN, _crc
+from gops_solver.storage import MAGIC, _ALIGN, crc32 as _crc, header_bytes
 
 
 def run(*args):
@@ -54,7 +54,7 @@ def _tamper(path, k, f, delta, fix_checksum=True):
     raw = bytearray(path.read_bytes())
     size = int.from_bytes(raw[len(MAGIC):len(MAGIC) + 8], "little")
     header = json.loads(raw[len(MAGIC) + 8:len(MAGIC) + 8 + size])
-    start = len(MAGIC) + 8 + size
+    start = len(MAGIC) + 8 + size + 4  # + the header's CRC-32
     start += -start % _ALIGN
     at = start + 8 * (sum(t["size"] for t in header["tables"][:k]) + f)
     value = np.frombuffer(bytes(raw[at:at + 8]), dtype=np.float64)[0]
@@ -64,10 +64,9 @@ def _tamper(path, k, f, delta, fix_checksum=True):
         off = start + 8 * sum(t["size"] for t in header["tables"][:k])
         level = np.frombuffer(bytes(raw[off:off + 8 * header["tables"][k]["size"]]), dtype=np.float64)
         header["tables"][k]["crc32"] = _crc(level)
-        blob = json.dumps(header).encode()
-        head = MAGIC + len(blob).to_bytes(8, "little") + blob
-        assert len(head) <= start  # the padding absorbs a longer checksum
-        raw[:start] = head + b"\0" * (start - len(head))
+        head = header_bytes(header)  # a deliberate forger also rewrites the header's own checksum
+        assert len(head) == start  # the padding absorbs a longer checksum
+        raw[:start] = head
     path.write_bytes(bytes(raw))
     return value
 

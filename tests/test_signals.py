@@ -1,0 +1,167 @@
+"""Signals: Ctrl-C and SIGTERM at several moments give one line, lose nothing, and resume cleanly.
+
+Each case runs the real command in a child process and signals it with
+``os.kill``: during start-up (the solver's imports take seconds), in the
+middle of a solve, during the final write of the solution file (caught by
+freezing the child with SIGSTOP the moment its temporary file appears), and
+SIGKILL there too (its temporary file is cleaned by the next run).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from gops_solver import Rules, load, solve
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RULES = Rules(7, "carry", "win")
+ARGS = ("solve", "-n", 7, "--objective", "win", "--quiet")
+
+
+def start(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "gops_solver", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ROOT}, **kw)
+
+
+def finish(p, timeout=120):
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out, err
+
+
+@pytest.fixture(scope="module")
+def full():
+    return solve(RULES)
+
+
+def same_tables(a, b):
+    return all(np.array_equal(np.nan_to_num(x, nan=7.0), np.nan_to_num(y, nan=7.0)) for x, y in zip(a, b))
+
+
+def temps(folder):
+    return [f for f in os.listdir(folder) if f.startswith(".gops-")]
+
+
+def wait_for(cond, p, limit=120):
+    t0 = time.time()
+    while not cond():
+        assert p.poll() is None, "the child ended before the moment to signal it"
+        assert time.time() - t0 < limit
+        time.sleep(0.002)
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("delay", [0.3, 1.5])
+def test_signal_during_start_up_is_one_line(tmp_path, sig, code, delay):
+    p = start(*ARGS, "--out", tmp_path / "s.gops")
+    time.sleep(delay)
+    p.send_signal(sig)
+    rc, out, err = finish(p)
+    assert rc == code, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "interrupted" in err or "terminated" in err
+    assert not temps(tmp_path)
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_mid_solve_keeps_checkpoints_and_resumes(tmp_path, full, sig, code):
+    out = tmp_path / "m.gops"
+    ck = str(out) + ".ckpt"
+    p = start(*ARGS, "--out", out)
+    wait_for(lambda: os.path.exists(f"{ck}/level_03.json"), p)
+    p.send_signal(sig)
+    rc, _, err = finish(p)
+    assert rc == code and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].endswith("rerun with --resume to continue from the last finished level")
+    assert not out.exists() and not temps(tmp_path) and not temps(ck)
+    p = start(*ARGS, "--out", out, "--resume")
+    rc, _, err = finish(p)
+    assert rc == 0, err
+    assert same_tables(load(out).tables, full.tables)
+
+
+def _freeze_in_final_write(out, ck):
+    """Start a resumed solve and SIGSTOP it while the solution's temporary file exists; the child or None."""
+    folder = os.path.dirname(out)
+    p = start(*ARGS, "--out", out, "--resume")
+    last = f"{ck}/level_07.json"
+    while p.poll() is None:
+        if os.path.exists(last) and temps(folder):
+            p.send_signal(signal.SIGSTOP)
+            if temps(folder) and os.path.getsize(os.path.join(folder, temps(folder)[0])) > 0:
+                return p
+            p.send_signal(signal.SIGCONT)
+        time.sleep(0.0005)
+    finish(p)
+    return None
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_signal_during_the_final_write(tmp_path, full, sig):
+    out = str(tmp_path / "w.gops")
+    ck = out + ".ckpt"
+    solve(Rules(4), out=out)
+    good = open(out, "rb").read()
+    p = None
+    for attempt in range(6):  # the write lasts a fraction of a second: try until the child is caught in it
+        if open(out, "rb").read() != good:
+            open(out, "wb").write(good)  # a missed try finished its solve: put the old file back
+        if not os.path.isdir(ck):
+            def stop(k, g):  # checkpoints of levels 1..6: the resumed run goes straight to level 7 and the write
+                if k == 7:
+                    raise KeyboardInterrupt
+            with pytest.raises(KeyboardInterrupt):
+                solve(RULES, progress=stop, out=out)
+        p = _freeze_in_final_write(out, ck)
+        if p is not None:
+            break
+    assert p is not None, "never caught the child during its final write"
+    assert open(out, "rb").read() == good  # the old file is untouched until the rename
+    p.send_signal(sig)
+    p.send_signal(signal.SIGCONT)
+    rc, _, err = finish(p)
+    assert "Traceback" not in err
+    if sig == signal.SIGKILL:
+        assert rc == -signal.SIGKILL and temps(os.path.dirname(out))  # a killed writer cannot clean up
+    else:
+        assert rc == (143 if sig == signal.SIGTERM else 130), err
+        assert not temps(os.path.dirname(out)), "the temporary file must go with the signal"
+    assert open(out, "rb").read() == good and os.path.exists(f"{ck}/level_07.npy")
+    p = start(*ARGS, "--out", out, "--resume")
+    rc, _, err = finish(p)
+    assert rc == 0, err
+    if sig == signal.SIGKILL:
+        assert "note: removed" in err and "temporary file left by an interrupted write" in err
+    assert not temps(os.path.dirname(out)) and not os.path.exists(ck)
+    assert same_tables(load(out).tables, full.tables)
+
+
+def test_ctrl_c_stops_a_long_simulation_quickly():
+    p = start("simulate", "--a", "uniform", "--b", "uniform", "-n", 5, "--games", 100_000_000)
+    time.sleep(8)  # start-up (imports) and some chunks
+    assert p.poll() is None
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    rc, _, err = finish(p, timeout=60)
+    assert rc == 130 and time.time() - t0 < 10, err
+    assert "simulating" in err  # the progress bar was running: the signal came during the games
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "interrupted"
+
+
+def test_simulation_chunks_are_one_stream(monkeypatch):
+    """Chunking changes nothing: the same games, the same figures, as one long run."""
+    from gops_solver import evaluate as ev
+    rules = Rules(5, "carry", "points")
+    one = ev.simulate("uniform", "match", rules, 5000, seed=9).to_dict()
+    monkeypatch.setattr(ev, "_SIM_CHUNK", 777)
+    monkeypatch.setattr(ev, "_SIM_CHUNK_PY", 33)
+    many = ev.simulate("uniform", "match", rules, 5000, seed=9).to_dict()
+    assert {**one, "seconds": 0} == {**many, "seconds": 0}
+    py1 = ev.simulate("stratfuncs:uniform_by_value", "match", rules, 300, seed=2).to_dict()
+    monkeypatch.setattr(ev, "_SIM_CHUNK_PY", 256)
+    py2 = ev.simulate("stratfuncs:uniform_by_value", "match", rules, 300, seed=2).to_dict()
+    assert {**py1, "seconds": 0} == {**py2, "seconds": 0}
