@@ -9,7 +9,7 @@ import click
 
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
-from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
@@ -171,37 +171,15 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
           match, draw, game, match_score):
     """Value and optimal bid distributions of one decision state."""
-    from .solution import load, query_state, solve as solve_rules
-    if match not in (None, "single") and solution is None:
-        # a match needs every game's end values: solve it first (in memory)
-        rules = _make_rules(cards, tie, objective, order, cards_default=13, match=match, draw=draw)
-        sol = solve_rules(rules)
-        res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                        game=game, match_score=_parse_match_score(match_score))
-        st = res.state
-    elif solution is not None:
-        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order)) if v is not None}
-        sol = load(solution)
-        if given:
-            wanted = Rules(**{**sol.rules.to_dict(), **given})
-            if wanted != sol.rules:
-                raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}, not {wanted.describe()}: "
-                                 f"drop the rule options or use a matching file")
-        rules = sol.rules
-        res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                        game=game, match_score=_parse_match_score(match_score))
-        st = res.state
-    else:
-        if game not in (None, 1) or match_score is not None:
-            raise click.UsageError("--game and --match-score need --match")
-        rules = _make_rules(cards, tie, objective, order, cards_default=13)
-        st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
-        res = query_state(rules, st, None, None, stage_solver)
+    from .query_answer import answer_query
+    from .solution import load
+    ans = answer_query(hand_a, hand_b, pot, prizes, diff, cards=cards, tie=tie, objective=objective, order=order,
+                       match=match, draw=draw, game=game, match_score=match_score, stage_solver=stage_solver,
+                       solution=None if solution is None else load(solution), solution_name=solution)
     if as_json:
-        click.echo(json.dumps({**res.to_dict(), "rules": rules.to_dict(),
-                               "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
-                                         "prizes": list(st.prizes), "diff": st.diff}}))
+        click.echo(ans.to_json())
         return
+    rules, st, res = ans.rules, ans.state, ans.result
     click.echo(f"rules   {rules.describe()}")
     click.echo(f"state   hand A {format_cards(sorted(st.hand_a))} | hand B {format_cards(sorted(st.hand_b))} | pot {st.pot}"
                f" | hidden {format_cards(st.prizes) or '-'} | diff {st.diff:+d}")
@@ -391,25 +369,6 @@ def _verdict(r) -> str:
 
 def _dist(strategy) -> str:
     return "  ".join(f"{format_card(c)}:{p:.3f}" for c, p in strategy.items())
-
-
-def _parse_match_score(text):
-    """``-4`` (a session total) or ``1-0`` / ``1.5-0.5`` (best-of games won); None when absent."""
-    if text is None:
-        return None
-    t = text.strip()
-    if "-" in t.lstrip("-+"):
-        a, b = t.lstrip("+").rsplit("-", 1) if not t.startswith("-") else (None, None)
-        if a is None:
-            raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0")
-        try:
-            return float(a), float(b)
-        except ValueError:
-            raise ValueError(f"match score {text!r}: write games won like 1-0 or 1.5-0.5") from None
-    try:
-        return int(t)
-    except ValueError:
-        raise ValueError(f"match score {text!r}: write a session total like -4 or games won like 1-0") from None
 
 
 @cli.command()
