@@ -543,6 +543,10 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
         click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
 
 
+from .cli_explore import explore as _explore  # noqa: E402
+cli.add_command(_explore)
+
+
 def main():
     """Entry point of the ``gops`` script."""
     cli()
