@@ -41,6 +41,9 @@ def explore(solution, cards, tie, objective, order, port, host, no_browser):
         explorer = Explorer(sol, solution)
     else:
         explorer = Explorer(rules=query_rules(cards, tie, objective, order))
+    # answer the opening page once now: numba compiles the stage solver here, not on the first click
+    from urllib.parse import parse_qsl
+    explorer.answer(parse_qsl(explorer.start_params([]), keep_blank_values=True))
     config = uvicorn.Config(create_app(explorer), host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
     _announce_when_up(server, host, no_browser)

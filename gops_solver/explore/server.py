@@ -270,7 +270,8 @@ class Explorer:
         return urlencode({**rule_part, **positions.default_position(rules, self.solution is not None)})
 
     def info(self) -> dict:
-        return {"rules": _rules_info(self.rules), "solution": self.solution_name,
+        name = None if self.solution_name is None else Path(self.solution_name).name
+        return {"rules": _rules_info(self.rules), "solution": name,
                 "live_solve_limit": LIVE_SOLVE_LIMIT}
 
 

@@ -18,6 +18,11 @@ const timing = { loaded: null, lastRenderMs: null, lastServerMs: null, renders: 
 window.gopsTimings = timing;
 
 function face(c) { return FACES[c] || String(c); }
+// a signed number; what rounds to zero is shown as 0, without a sign
+function signed(v, digits) {
+  const t = v.toFixed(digits);
+  return Number(t) === 0 ? (0).toFixed(digits) : (v > 0 ? "+" : "") + t;
+}
 function parseCards(text) {
   if (!text) return [];
   return text.split(",").map((t) => t.trim().toUpperCase()).filter((t) => t)
@@ -191,6 +196,8 @@ async function load(search) {
   try {
     const reply = await busyWhile(getJSON("/api/position" + search), "solving the sub-game below this position…");
     if (mine !== requestNo) return;  // a newer position was asked for meanwhile
+    timing.lastFetchMs = performance.now() - t0;
+    timing.lastServerMs = reply.seconds * 1000;
     answer = reply;
     chosen = { a: null, b: null, next: reply.next_prizes.length === 1 ? reply.next_prizes[0] : null };
     $("error").hidden = true;
@@ -217,7 +224,7 @@ async function load(search) {
 // ---- drawing the answer -----------------------------------------------------------
 function renderAnswer(r) {
   const q = r.query;
-  $("value").textContent = (q.value >= 0 ? "+" : "") + q.value.toFixed(6);
+  $("value").textContent = signed(q.value, 6);
   $("value").dataset.value = String(q.value);
   $("value-unit").textContent = r.rules.match === "single"
     ? (r.rules.objective === "points" ? "expected final margin A − B" : "P(A wins) − P(B wins)")
@@ -412,11 +419,11 @@ function drawFirstRound(box, r) {
       svg.appendChild(g);
     });
     svg.appendChild(el("text", { x: left + r.cards.length * cell + vw / 2, y: y + cell / 2 + 4,
-      "text-anchor": "middle" }, (row.value >= 0 ? "+" : "") + row.value.toFixed(4)));
+      "text-anchor": "middle" }, signed(row.value, 4)));
   });
   box.replaceChildren(svg);
   const note = document.createElement("p");
-  note.textContent = `value of the game: ${r.value.toFixed(6)}`;
+  note.textContent = `value of the game: ${signed(r.value, 6)}`;
   note.id = "first-value";
   box.appendChild(note);
 }
