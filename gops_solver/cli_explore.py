@@ -41,6 +41,7 @@ def explore(solution, cards, tie, objective, order, port, host, no_browser):
         explorer = Explorer(sol, solution)
     else:
         explorer = Explorer(rules=query_rules(cards, tie, objective, order))
+    _check_port(host, port)
     # answer the opening page once now: numba compiles the stage solver here, not on the first click
     from urllib.parse import parse_qsl
     explorer.answer(parse_qsl(explorer.start_params([]), keep_blank_values=True))
@@ -48,8 +49,17 @@ def explore(solution, cards, tie, objective, order, port, host, no_browser):
     server = uvicorn.Server(config)
     _announce_when_up(server, host, no_browser)
     server.run()
-    if not server.started:
-        raise click.UsageError(f"could not listen on {host}:{port}: choose another --port")
+
+
+def _check_port(host, port) -> None:
+    """One line, not uvicorn's log, when the address is taken or not ours."""
+    import socket
+    try:
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            pass
+    except OSError as exc:
+        raise click.UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}): "
+                               f"choose another --port or --host") from None
 
 
 def _announce_when_up(server, host, no_browser) -> None:

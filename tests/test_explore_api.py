@@ -271,7 +271,8 @@ def test_first_round_live_solves_the_game_once(live):
 
 
 def test_best_of_match_positions_are_served(live):
-    params = {"cards": "4", "objective": "win", "match": "best-of-3", "draw": "half", "hand_a": "1,3",
+    # no objective: a best-of match is played to win, by the server as by the CLI
+    params = {"cards": "4", "match": "best-of-3", "draw": "half", "hand_a": "1,3",
               "hand_b": "2,3", "pot": "4", "prizes": "1", "diff": "-2", "match_score": "1.5-0.5"}
     r = live.get("/api/query?" + urlencode(params))
     c = cli_query(params)
@@ -322,3 +323,12 @@ def test_gops_explore_bad_input_is_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["explore", "--solution", str(tmp_path / "none.gops"), "--no-browser"])
     assert r.exit_code == 2
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+
+
+def test_gops_explore_port_in_use_is_one_line():
+    import socket
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        r = CliRunner().invoke(cli, ["explore", "--cards", "4", "--port", str(port), "--no-browser"])
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}") and r.stderr.count("\n") == 1

@@ -149,6 +149,8 @@ class Explorer:
             # rule options left out are those the server was started with
             for name, value in (("cards", self.rules.n), ("tie", self.rules.tie),
                                 ("objective", self.rules.objective), ("order", self.rules.order_name)):
+                if name == "objective" and (out.get("match") or "").startswith("best-of"):
+                    continue  # best-of matches count games won: query_rules plays them to win
                 if out.get(name) is None:
                     out[name] = value
         return out
