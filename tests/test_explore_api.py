@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from urllib.parse import urlencode
@@ -332,3 +333,22 @@ def test_gops_explore_port_in_use_is_one_line():
         r = CliRunner().invoke(cli, ["explore", "--cards", "4", "--port", str(port), "--no-browser"])
     assert r.exit_code == 2
     assert r.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}") and r.stderr.count("\n") == 1
+
+
+def test_progress_is_visible_while_a_sub_game_solves():
+    ex = Explorer(rules=Rules(9))
+    params = [("hand_a", "1,2,3,4,5,6,7,8"), ("hand_b", "2,3,4,5,6,7,8,9"), ("pot", "1"),
+              ("prizes", "3,4,5,6,7,8,9"), ("diff", "0")]
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(("answer", ex.answer(params).result.value)))
+    worker.start()
+    while worker.is_alive():
+        seen.extend(ex.jobs.snapshot())
+        time.sleep(0.002)
+    worker.join()
+    jobs = [j for j in seen if isinstance(j, dict)]
+    assert jobs and jobs[0]["what"].startswith("solving the sub-game below this position (8 cards)")
+    assert jobs[0]["levels"] == 7
+    assert max(j["level"] for j in jobs) >= 1 and max(j["games"] for j in jobs) > 0
+    assert ex.jobs.snapshot() == []  # finished jobs leave the list
+    assert seen[-1][0] == "answer"

@@ -76,8 +76,8 @@ function edit(change) {
   change(pos);
   fitFixedOrder(pos);
   const search = positionSearch(pos);
-  history.replaceState(null, "", search);
   if (crumbs.length) crumbs[crumbs.length - 1].search = search;
+  history.replaceState({ crumbs }, "", search);
   load(search);
 }
 
