@@ -456,15 +456,15 @@ function init() {
     crumbs = i >= 0 ? crumbs.slice(0, i + 1) : [{ label: "start", search: location.search }];
     load(location.search);
   });
-  getJSON("/api/info").then((info) => {
+  crumbs = [{ label: "start", search: location.search }];
+  history.replaceState({ crumbs }, "", location.search);
+  // the position first; what the server serves is only a caption
+  load(location.search).then(() => getJSON("/api/info")).then((info) => {
     if (info.solution) {
       $("solution-name").textContent = `stored solution: ${info.solution}`;
       for (const id of ["r-cards", "r-tie", "r-objective", "r-order", "r-match", "r-draw"]) $(id).disabled = true;
     } else $("solution-name").textContent = "no stored solution: each position's sub-game is solved here";
   }).catch(() => {});
-  crumbs = [{ label: "start", search: location.search }];
-  history.replaceState({ crumbs }, "", location.search);
-  load(location.search);
 }
 
 document.addEventListener("DOMContentLoaded", init);
