@@ -11,6 +11,7 @@ import socket
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -189,3 +190,14 @@ def test_first_round_view(server, browser):
     title = browser.find_element(By.CSS_SELECTOR, "#first-map g.first-cell[data-prize='6'][data-card='6'] title")
     assert float(title.get_attribute("textContent").rsplit(" ", 1)[1]) == first["rows"][5]["strategy"][5]
 
+
+
+def test_other_rules_than_the_stored_ones_show_the_cli_message(server, browser):
+    params = {**SHARED, "tie": "discard", "hand_a": "2,3,5", "pot": "6"}
+    browser.get(f"{server}/?{urlencode(params)}")
+    assert wait_render(browser, 0) == "error"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        api(server, "/api/query", params)
+    assert err.value.code == 400
+    assert browser.find_element(By.ID, "error").text == json.loads(err.value.read())["error"]
+    assert "holds a solution for n=6 tie=carry" in browser.find_element(By.ID, "error").text
