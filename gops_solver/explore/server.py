@@ -37,6 +37,8 @@ STATIC = Path(__file__).with_name("static")
 #: the 2-core reference machine (2.5 million stage games a second, README); larger
 #: games are solved once with ``gops solve --out`` and served with ``--solution``
 LIVE_SOLVE_LIMIT = 300_000_000
+#: sub-game solves run at once (more wait): bounds the memory live solves can take
+LIVE_SOLVES = 2
 #: answers kept in memory (each holds one small stage matrix)
 ANSWER_CACHE = 512
 _RULE_PARAMS = ("cards", "tie", "objective", "order", "match", "draw", "stage_solver")
@@ -107,6 +109,7 @@ class Explorer:
         self._solved = {}
         self._lock = threading.Lock()
         self._solve_lock = threading.Lock()
+        self._live = threading.BoundedSemaphore(LIVE_SOLVES)
         self._query = _query_command()
         # the rule options alone, for requests without a position (same click options: same messages)
         self._rule_command = click.Command("query", params=[p for p in self._query.params
@@ -183,21 +186,21 @@ class Explorer:
         state_args = (p["hand_a"], p["hand_b"], p["pot"], p["prizes"], p["diff"])
         rule_args = {k: p[k] for k in ("cards", "tie", "objective", "order", "match", "draw")}
         live = self.solution is None and p["match"] in (None, "single")
-        job = None
         if live and p["game"] in (None, 1) and p["match_score"] is None:
             rules = query_rules(*rule_args.values())
             st = validate_state(rules, p["hand_a"], p["hand_b"], p["pot"],
                                 parse_cards(p["prizes"], rules.n, "prizes"), p["diff"])
             _check_size(Rules(n=st.k, tie=rules.tie, objective=rules.objective), "the sub-game below this position")
-            job = self.jobs.start(f"solving the sub-game below this position ({st.k} cards)", st.k - 1)
-        try:
-            return answer_query(*state_args, **rule_args, game=p["game"], match_score=p["match_score"],
-                                stage_solver=p["stage_solver"], solution=self.solution,
-                                solution_name=self.solution_name, solve_match=self._full,
-                                progress=self.jobs.callback(job) if job else None)
-        finally:
-            if job:
-                self.jobs.finish(job)
+            with self._live:  # a few sub-games at a time: each may hold hundreds of MiB
+                job = self.jobs.start(f"solving the sub-game below this position ({st.k} cards)", st.k - 1)
+                try:
+                    return answer_query(*state_args, **rule_args, stage_solver=p["stage_solver"],
+                                        progress=self.jobs.callback(job))
+                finally:
+                    self.jobs.finish(job)
+        return answer_query(*state_args, **rule_args, game=p["game"], match_score=p["match_score"],
+                            stage_solver=p["stage_solver"], solution=self.solution,
+                            solution_name=self.solution_name, solve_match=self._full)
 
     def _full(self, rules: Rules) -> Solution:
         """The whole game (or match) under ``rules``: the stored one, or solved once here."""
