@@ -190,7 +190,10 @@ class Explorer:
             rules = query_rules(*rule_args.values())
             st = validate_state(rules, p["hand_a"], p["hand_b"], p["pot"],
                                 parse_cards(p["prizes"], rules.n, "prizes"), p["diff"])
-            _check_size(Rules(n=st.k, tie=rules.tie, objective=rules.objective), "the sub-game below this position")
+            # a k-card game's size; under win the score differences scale with the points in play
+            inflate = max(1.0, (st.pot + sum(st.prizes)) / (st.k * (st.k + 1) / 2)) if rules.objective == "win" else 1
+            _check_size(Rules(n=st.k, tie=rules.tie, objective=rules.objective), "the sub-game below this position",
+                        inflate)
             with self._live:  # a few sub-games at a time: each may hold hundreds of MiB
                 job = self.jobs.start(f"solving the sub-game below this position ({st.k} cards)", st.k - 1)
                 try:
@@ -285,8 +288,9 @@ def _rules_info(rules: Rules) -> dict:
             "sequence": list(rules.sequence) if rules.sequence else None}
 
 
-def _check_size(rules: Rules, what: str, games: int = 1) -> None:
-    work = projected_work(rules)["total_games"] * games
+def _check_size(rules: Rules, what: str, games: float = 1) -> None:
+    """Refuse a solve projected past :data:`LIVE_SOLVE_LIMIT` (``games``: copies of ``rules``'s work)."""
+    work = int(projected_work(rules)["total_games"] * games)
     if work > LIVE_SOLVE_LIMIT:
         raise InputError(f"solving {what} takes about {work:,} stage games, too many to do here: "
                          f"solve the game once with gops solve --out FILE and start gops explore --solution FILE, "

@@ -193,6 +193,7 @@ async function load(search) {
   fitFixedOrder(pos);
   drawControls();
   $("api-link").href = "/api/query" + search;
+  $("error").hidden = true;  // a message belongs to the position it was given for
   try {
     const reply = await busyWhile(getJSON("/api/position" + search), "solving the sub-game below this position…");
     if (mine !== requestNo) return;  // a newer position was asked for meanwhile
