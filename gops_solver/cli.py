@@ -7,11 +7,11 @@ import sys
 import click
 
 from . import __version__
-from .cliutil import exit_code_of, dumps, parse_match_score, show_warnings_as_lines
+from .cliutil import exit_code_of, dumps, show_warnings_as_lines
 from .cards import format_card, format_cards, parse_cards
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
 from .projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
-from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options, with_options
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
@@ -71,22 +71,13 @@ def _rules_options(cards_default):
 
 
 def _make_rules(cards, tie, objective, order, cards_default=None, match=None, draw=None):
-    """The :class:`Rules` of the rule options (with :func:`_with_options`, the only place they are built)."""
-    if cards is None:
-        if cards_default is None:
-            raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
-        cards = cards_default
-    match = match or "single"
-    # best-of matches count games won: their games are played to win
-    objective = objective or ("win" if match.startswith("best-of") else "points")
-    return Rules(n=cards, tie=tie or "carry", objective=objective, order="random" if order is None else order,
-                 match=match, draw=draw or "replay")
+    """The :class:`Rules` of the rule options (built by :func:`~.rules.rules_from_options`)."""
+    if cards is None and cards_default is None:
+        raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 6")
+    return rules_from_options(cards, tie, objective, order, match, draw, cards_default)
 
 
-def _with_options(rules, **options):
-    """``rules`` (a solution file's) changed by the rule options given; None when none was given."""
-    given = {k: v for k, v in options.items() if v is not None}
-    return Rules(**{**rules.to_dict(), **given}) if given else None
+_with_options = with_options
 
 
 def _solution_option(help_text):
@@ -196,37 +187,15 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
           match, draw, game, match_score):
     """Value and optimal bid distributions of one decision state."""
-    from .query import query_state
-    from .solution import load, solve as solve_rules
-    if match not in (None, "single") and solution is None:
-        # a match needs every game's end values: solve it first (in memory)
-        rules = _make_rules(cards, tie, objective, order, cards_default=MAX_CARDS, match=match, draw=draw)
-        sol = solve_rules(rules)
-        res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                        game=game, match_score=parse_match_score(match_score))
-        st = res.state
-    elif solution is not None:
-        sol = load(solution)
-        wanted = _with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order)
-        if wanted is not None:
-            if wanted != sol.rules:
-                raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}, not {wanted.describe()}: "
-                                 f"drop the rule options or use a matching file")
-        rules = sol.rules
-        res = sol.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                        game=game, match_score=parse_match_score(match_score))
-        st = res.state
-    else:
-        if game not in (None, 1) or match_score is not None:
-            raise click.UsageError("--game and --match-score need --match")
-        rules = _make_rules(cards, tie, objective, order, cards_default=MAX_CARDS)
-        st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
-        res = query_state(rules, st, None, None, stage_solver)
+    from .query_answer import answer_query
+    from .solution import load
+    ans = answer_query(hand_a, hand_b, pot, prizes, diff, cards=cards, tie=tie, objective=objective, order=order,
+                       match=match, draw=draw, game=game, match_score=match_score, stage_solver=stage_solver,
+                       solution=None if solution is None else load(solution), solution_name=solution)
     if as_json:
-        click.echo(dumps({**res.to_dict(), "rules": rules.to_dict(),
-                          "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
-                                    "prizes": list(st.prizes), "diff": st.diff}}))
+        click.echo(ans.to_json())
         return
+    rules, st, res = ans.rules, ans.state, ans.result
     click.echo(f"rules   {rules.describe()}")
     click.echo(f"state   hand A {format_cards(sorted(st.hand_a))} | hand B {format_cards(sorted(st.hand_b))} | pot {st.pot}"
                f" | hidden {format_cards(st.prizes) or '-'} | diff {st.diff:+d}")
@@ -593,6 +562,10 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
     click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
     for name, v, ci in rows:
         click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
+
+
+from .cli_explore import explore as _explore  # noqa: E402
+cli.add_command(_explore)
 
 
 def main():

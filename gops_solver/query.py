@@ -146,7 +146,7 @@ def stage_matrix_of(state, space, tables, s_prev, sum_prev, ci):
     return cards_a, cards_b, M
 
 
-def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numba") -> QueryResult:
+def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numba", progress=None) -> QueryResult:
     """Solve one decision state's stage game, from stored tables or a sub-game.
 
     When ``tables`` lack a successor (a state the full induction never
@@ -163,7 +163,7 @@ def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numb
             s_prev, ci = 0, state.carry_chain
         found = stage_matrix_of(state, space, tables, s_prev, sum(state.prizes), ci)
     if found is None:
-        space, tables = _subgame(rules, state, space.term if space is not None and space.win else None)
+        space, tables = _subgame(rules, state, space.term if space is not None and space.win else None, progress)
         s_prev = int(space.prize_sets.set_rank[(1 << (k - 1)) - 1]) if space.random_order else 0
         found = stage_matrix_of(state, space, tables, s_prev, sum(state.prizes), 0)
         if found is None:
@@ -186,7 +186,7 @@ def _spread(class_cards, probs, hand) -> dict:
     return out
 
 
-def _subgame(rules: Rules, state, term=None):
+def _subgame(rules: Rules, state, term=None, progress=None):
     """State space and tables of just the game below ``state`` (``term``: its end payoff, win only)."""
     k = state.k
     u0 = len(set(state.hand_a) | set(state.hand_b))
@@ -196,5 +196,5 @@ def _subgame(rules: Rules, state, term=None):
     else:
         space = StateSpace(False, rules.tie == "carry", rules.objective == "win", (state.pot,) + state.prizes,
                            k - 1, u0, diff_reach=abs(state.diff), term=term)
-    tables, _ = run_induction(space)
+    tables, _ = run_induction(space, progress=progress)
     return space, tables

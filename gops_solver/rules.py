@@ -268,3 +268,39 @@ def _whole(value, name) -> int:
     if out != value and not isinstance(value, str):
         raise ValueError(f"{name} {value!r} is not a whole number: give an integer")
     return out
+
+
+def rules_from_options(cards=None, tie=None, objective=None, order=None, match=None, draw=None,
+                       cards_default=None) -> Rules:
+    """The :class:`Rules` of the command line's rule options, with their defaults.
+
+    The one place the options' defaults are applied, for ``gops`` and the
+    explorer's API alike: tie ``carry``, order ``random``, objective
+    ``points`` (``win`` for best-of matches, which count games won).
+
+    Parameters
+    ----------
+    cards, tie, objective, order, match, draw : optional
+        The options as given; None where absent.
+    cards_default : int, optional
+        The deck size when ``cards`` is None; without one, ``cards`` is required.
+
+    Raises
+    ------
+    ValueError
+        A missing deck size, or any option :class:`Rules` refuses.
+    """
+    if cards is None:
+        if cards_default is None:
+            raise ValueError("missing --cards N: give the deck size, e.g. --cards 6")
+        cards = cards_default
+    match = match or "single"
+    objective = objective or ("win" if match.startswith("best-of") else "points")
+    return Rules(n=cards, tie=tie or "carry", objective=objective, order="random" if order is None else order,
+                 match=match, draw=draw or "replay")
+
+
+def with_options(rules: Rules, **options) -> Rules | None:
+    """``rules`` (a solution file's) changed by the rule options given; None when none was given."""
+    given = {k: v for k, v in options.items() if v is not None}
+    return Rules(**{**rules.to_dict(), **given}) if given else None

@@ -1,0 +1,373 @@
+"""The explorer's web server: a FastAPI app over one static page and a JSON API.
+
+Query parameters are those of ``gops query`` with ``_`` for ``-``
+(``hand_a=1,3,5&pot=7``); they are parsed by the ``query`` command's own click
+options, so a bad one gets exactly the CLI's one-line message (HTTP 400), and
+answered by :func:`~gops_solver.query_answer.answer_query`, so ``/api/query``
+returns exactly the object ``gops query --json`` prints.
+
+Endpoints: ``/`` (the page; without a position it redirects to a default one),
+``/api/query``, ``/api/position`` (the query object plus the stage matrix and
+what stepping needs), ``/api/step``, ``/api/first`` (the first-round table),
+``/api/progress`` (solves under way) and ``/api/info``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from urllib.parse import urlencode
+
+import click
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from ..cards import parse_cards
+from ..query_answer import QueryAnswer, answer_query, query_rules
+from ..rules import Rules, validate_state
+from ..solution import Solution, projected_work, solve
+from . import positions
+
+STATIC = Path(__file__).with_name("static")
+#: largest solve (stage games) the server starts on its own, about two minutes on
+#: the 2-core reference machine (2.5 million stage games a second, README); larger
+#: games are solved once with ``gops solve --out`` and served with ``--solution``
+LIVE_SOLVE_LIMIT = 300_000_000
+#: sub-game solves run at once (more wait): bounds the memory live solves can take
+LIVE_SOLVES = 2
+#: answers kept in memory (each holds one small stage matrix)
+ANSWER_CACHE = 512
+_RULE_PARAMS = ("cards", "tie", "objective", "order", "match", "draw", "stage_solver")
+_STATE_PARAMS = ("hand_a", "hand_b", "pot", "prizes", "diff", "game", "match_score")
+_STEP_PARAMS = ("bid_a", "bid_b", "next")
+
+
+class InputError(ValueError):
+    """A bad request parameter; its text is the one-line message the CLI prints."""
+
+
+class Jobs:
+    """Solves under way, for the page's busy state: what, level, stage games, seconds."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._jobs = {}
+        self._next = 0
+
+    def start(self, what: str, levels: int) -> int:
+        with self._lock:
+            self._next += 1
+            self._jobs[self._next] = {"what": what, "levels": levels, "level": 0, "games": 0,
+                                      "started": time.perf_counter()}
+            return self._next
+
+    def callback(self, job: int):
+        """A ``progress(level, games, done=False)`` function that updates ``job``."""
+        def progress(level, games, done=False):
+            with self._lock:
+                j = self._jobs.get(job)
+                if j is not None:
+                    j["level"] = max(j["level"], int(level))
+                    j["games"] += int(games)
+        return progress
+
+    def finish(self, job: int) -> None:
+        with self._lock:
+            self._jobs.pop(job, None)
+
+    def snapshot(self) -> list:
+        now = time.perf_counter()
+        with self._lock:
+            return [{"what": j["what"], "level": j["level"], "levels": j["levels"], "games": j["games"],
+                     "seconds": round(now - j["started"], 2)} for j in self._jobs.values()]
+
+
+class Explorer:
+    """Answers the page's requests: parses parameters, solves or reads, caches.
+
+    Parameters
+    ----------
+    solution : Solution, optional
+        A stored solution to read; without one, each position's sub-game is
+        solved (and whole games, for matches and the first-round view).
+    solution_name : str, optional
+        Its file name, as messages call it.
+    rules : Rules, optional
+        The rules the page opens with when no solution is given (default:
+        ``Rules()`` with the CLI's defaults).
+    """
+
+    def __init__(self, solution: Solution | None = None, solution_name=None, rules: Rules | None = None):
+        self.solution, self.solution_name = solution, solution_name
+        self.rules = solution.rules if solution is not None else (rules or query_rules())
+        self.jobs = Jobs()
+        self._answers = OrderedDict()
+        self._solved = {}
+        self._lock = threading.Lock()
+        self._solve_lock = threading.Lock()
+        self._live = threading.BoundedSemaphore(LIVE_SOLVES)
+        self._query = _query_command()
+        # the rule options alone, for requests without a position (same click options: same messages)
+        self._rule_command = click.Command("query", params=[p for p in self._query.params
+                                                             if p.name in _RULE_PARAMS])
+
+    # -- parameters -------------------------------------------------------------
+    def parse(self, params, rules_only=False) -> dict:
+        """Query parameters -> the ``query`` command's keyword arguments.
+
+        Raises
+        ------
+        InputError
+            With the message ``gops query`` gives for the same options.
+        """
+        args = []
+        for key, value in params:
+            if key in _STEP_PARAMS:
+                continue
+            if key in ("solution", "s"):
+                raise InputError("the explorer reads only the solution it was started with "
+                                 "(gops explore --solution FILE): drop solution from the address")
+            if key in ("json", "help", "h", "as_json"):
+                raise InputError(f"unknown parameter {key!r}: use {', '.join(_RULE_PARAMS + _STATE_PARAMS)}")
+            if rules_only and key in _STATE_PARAMS:
+                continue
+            args.append(f"--{key.replace('_', '-')}={value}")
+        command = self._rule_command if rules_only else self._query
+        try:
+            ctx = command.make_context("query", args)
+        except click.exceptions.Exit:
+            raise InputError(f"unknown parameters: use {', '.join(_RULE_PARAMS + _STATE_PARAMS)}") from None
+        except click.ClickException as exc:
+            # the same text the gops CLI prints after "error: "
+            hint = " (see gops query --help)" if getattr(exc, "ctx", None) is not None else ""
+            raise InputError(f"{exc.format_message()}{hint}") from None
+        out = dict(ctx.params)
+        out.pop("solution", None)
+        out.pop("as_json", None)
+        if self.solution is None:
+            # rule options left out are those the server was started with
+            for name, value in (("cards", self.rules.n), ("tie", self.rules.tie),
+                                ("objective", self.rules.objective), ("order", self.rules.order_name)):
+                if name == "objective" and (out.get("match") or "").startswith("best-of"):
+                    continue  # best-of matches count games won: query_rules plays them to win
+                if out.get(name) is None:
+                    out[name] = value
+        return out
+
+    def rules_of(self, params) -> Rules:
+        """The rules a request asks for (a stored solution's rules unless it names others)."""
+        p = self.parse(params, rules_only=True)
+        if self.solution is not None:
+            return self.solution.rules
+        return _checked(lambda: query_rules(p.get("cards"), p.get("tie"), p.get("objective"), p.get("order"),
+                                            p.get("match"), p.get("draw")))
+
+    # -- answers ------------------------------------------------------------------
+    def answer(self, params) -> QueryAnswer:
+        """The query answer of a request's position (cached)."""
+        p = self.parse(params)
+        key = tuple(sorted((k, str(v)) for k, v in p.items() if v is not None))
+        with self._lock:
+            if key in self._answers:
+                self._answers.move_to_end(key)
+                return self._answers[key]
+        ans = _checked(lambda: self._compute(p))
+        with self._lock:
+            self._answers[key] = ans
+            while len(self._answers) > ANSWER_CACHE:
+                self._answers.popitem(last=False)
+        return ans
+
+    def _compute(self, p) -> QueryAnswer:
+        state_args = (p["hand_a"], p["hand_b"], p["pot"], p["prizes"], p["diff"])
+        rule_args = {k: p[k] for k in ("cards", "tie", "objective", "order", "match", "draw")}
+        live = self.solution is None and p["match"] in (None, "single")
+        if live and p["game"] in (None, 1) and p["match_score"] is None:
+            rules = query_rules(*rule_args.values())
+            st = validate_state(rules, p["hand_a"], p["hand_b"], p["pot"],
+                                parse_cards(p["prizes"], rules.n, "prizes"), p["diff"])
+            # a k-card game's size; under win the score differences scale with the points in play
+            inflate = max(1.0, (st.pot + sum(st.prizes)) / (st.k * (st.k + 1) / 2)) if rules.objective == "win" else 1
+            _check_size(Rules(n=st.k, tie=rules.tie, objective=rules.objective), "the sub-game below this position",
+                        inflate)
+            with self._live:  # a few sub-games at a time: each may hold hundreds of MiB
+                job = self.jobs.start(f"solving the sub-game below this position ({st.k} cards)", st.k - 1)
+                try:
+                    return answer_query(*state_args, **rule_args, stage_solver=p["stage_solver"],
+                                        progress=self.jobs.callback(job))
+                finally:
+                    self.jobs.finish(job)
+        return answer_query(*state_args, **rule_args, game=p["game"], match_score=p["match_score"],
+                            stage_solver=p["stage_solver"], solution=self.solution,
+                            solution_name=self.solution_name, solve_match=self._full)
+
+    def _full(self, rules: Rules) -> Solution:
+        """The whole game (or match) under ``rules``: the stored one, or solved once here."""
+        if self.solution is not None and self.solution.rules == rules:
+            return self.solution
+        with self._solve_lock:  # one whole solve at a time; a second request waits for the first
+            if rules in self._solved:
+                return self._solved[rules]
+            games = {"session": 3}.get(rules.match, max(rules.best_of, 1))
+            _check_size(rules, f"the whole {rules.match if rules.match != 'single' else 'game'}", games)
+            job = self.jobs.start(f"solving the whole {'game' if rules.match == 'single' else rules.match} "
+                                  f"once ({rules.describe()})", rules.n)
+            try:
+                sol = solve(rules, progress=self.jobs.callback(job))
+            finally:
+                self.jobs.finish(job)
+            self._solved[rules] = sol
+            return sol
+
+    def position(self, params) -> dict:
+        """What the page shows: the query object, the stage matrix, the moves available."""
+        t0 = time.perf_counter()
+        ans = self.answer(params)
+        st = ans.state
+        return {"query": ans.to_dict(), "stage": positions.stage_view(ans.result),
+                "rules": _rules_info(ans.rules), "stored": self.solution is not None,
+                "last_round": st.k == 1,
+                "next_prizes": list(st.prizes) if ans.rules.random_order else list(st.prizes[:1]),
+                "seconds": round(time.perf_counter() - t0, 4)}
+
+    def step(self, params) -> dict:
+        """The successor of a position after ``bid_a``, ``bid_b`` and the ``next`` prize."""
+        extra = dict((k, v) for k, v in params if k in _STEP_PARAMS)
+        for name in ("bid_a", "bid_b"):
+            if not extra.get(name):
+                raise InputError(f"missing {name}: choose a card for {name[-1].upper()}'s bid")
+        ans = self.answer(params)
+        out = _checked(lambda: positions.step(ans.rules, ans.state, extra["bid_a"], extra["bid_b"],
+                                              extra.get("next")))
+        if "position" in out:
+            keep = [(k, v) for k, v in params if k not in _STEP_PARAMS and k not in out["position"]]
+            out["params"] = urlencode(keep + list(out["position"].items()))
+        return out
+
+    def first_round(self, params) -> dict:
+        """The opening bid distribution against every first prize (one row per prize)."""
+        rules = self.rules_of(params)
+        p = self.parse(params, rules_only=True)
+        sol = self.solution if self.solution is not None else _checked(lambda: self._full(rules))
+        rows = []
+        for pos in positions.first_round_positions(rules):
+            ans = _checked(lambda: answer_query(pos["hand_a"], pos["hand_b"], pos["pot"], pos["prizes"], 0,
+                                                stage_solver=p.get("stage_solver") or "numba", solution=sol,
+                                                solution_name=self.solution_name))
+            rows.append({"prize": int(pos["pot"]), "value": ans.result.value,
+                         "strategy": [ans.result.strategy_a[c] for c in range(1, rules.n + 1)]})
+        return {"rules": _rules_info(rules), "cards": list(range(1, rules.n + 1)), "rows": rows,
+                "value": sol.value}
+
+    def start_params(self, params) -> str | None:
+        """Full parameters for a request without a position (None when it has one)."""
+        keys = {k for k, _ in params}
+        if {"hand_a", "hand_b", "pot"} <= keys:
+            return None
+        rules = self.rules_of(params)
+        rule_part = {"cards": str(rules.n), "tie": rules.tie, "objective": rules.objective,
+                     "order": rules.order_name}
+        if rules.match != "single":
+            rule_part["match"] = rules.match
+            if rules.best_of:
+                rule_part["draw"] = rules.draw
+        return urlencode({**rule_part, **positions.default_position(rules, self.solution is not None)})
+
+    def info(self) -> dict:
+        name = None if self.solution_name is None else Path(self.solution_name).name
+        return {"rules": _rules_info(self.rules), "solution": name,
+                "live_solve_limit": LIVE_SOLVE_LIMIT}
+
+
+def _rules_info(rules: Rules) -> dict:
+    return {**rules.to_dict(), "match": rules.match, "draw": rules.draw,
+            "sequence": list(rules.sequence) if rules.sequence else None}
+
+
+def _check_size(rules: Rules, what: str, games: float = 1) -> None:
+    """Refuse a solve projected past :data:`LIVE_SOLVE_LIMIT` (``games``: copies of ``rules``'s work)."""
+    work = int(projected_work(rules)["total_games"] * games)
+    if work > LIVE_SOLVE_LIMIT:
+        raise InputError(f"solving {what} takes about {work:,} stage games, too many to do here: "
+                         f"solve the game once with gops solve --out FILE and start gops explore --solution FILE, "
+                         f"or choose a position with fewer cards")
+
+
+def _checked(fn):
+    """Run ``fn``; library input errors become :class:`InputError` with the same text."""
+    try:
+        return fn()
+    except InputError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise InputError(str(exc)) from None
+
+
+def _query_command() -> click.Command:
+    # the registered command, wherever cli.py's refactors move its definition
+    from ..cli import cli
+    return cli.commands["query"]
+
+
+def create_app(explorer: Explorer):
+    """The FastAPI application serving ``explorer``.
+
+    Bad parameters get HTTP 400 with ``{"error": message}``; anything else
+    that goes wrong in a request gets HTTP 500 with its message, and the
+    server keeps running.
+    """
+    app = FastAPI(title="gops explore", docs_url=None, redoc_url=None, openapi_url=None)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def params(request: Request) -> list:
+        return list(request.query_params.multi_items())
+
+    def answer(fn):
+        try:
+            body = fn()
+        except InputError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        except Exception as exc:  # noqa: BLE001 -- one request fails, the server stays up
+            return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+        # json.dumps as the CLI prints it (Starlette's JSONResponse refuses NaN and reformats)
+        return Response(body if isinstance(body, str) else json.dumps(body), media_type="application/json")
+
+    @app.get("/")
+    def index(request: Request):
+        try:
+            full = explorer.start_params(params(request))
+        except InputError:
+            full = None  # the page shows the message when it asks for the position
+        if full is not None:
+            return RedirectResponse(f"/?{full}", status_code=307)
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/query")
+    def api_query(request: Request):
+        return answer(lambda: explorer.answer(params(request)).to_json())
+
+    @app.get("/api/position")
+    def api_position(request: Request):
+        return answer(lambda: explorer.position(params(request)))
+
+    @app.get("/api/step")
+    def api_step(request: Request):
+        return answer(lambda: explorer.step(params(request)))
+
+    @app.get("/api/first")
+    def api_first(request: Request):
+        return answer(lambda: explorer.first_round(params(request)))
+
+    @app.get("/api/progress")
+    def api_progress():
+        return answer(lambda: {"jobs": explorer.jobs.snapshot()})
+
+    @app.get("/api/info")
+    def api_info():
+        return answer(explorer.info)
+
+    return app

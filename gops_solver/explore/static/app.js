@@ -1,0 +1,471 @@
+// gops explore: the page. Hand-written, no libraries, no network beyond this server.
+// The position lives in the address (the query string); every change rewrites it
+// and asks /api/position, which answers exactly as `gops query` does.
+"use strict";
+
+const RULE_KEYS = ["cards", "tie", "objective", "order", "match", "draw", "game", "match_score"];
+const FACES = { 1: "A", 11: "J", 12: "Q", 13: "K" };
+const NAMES = { A: 1, J: 11, Q: 12, K: 13 };
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+
+let pos = null;          // the position shown: {params, n, handA, handB, prizes, revealed, carried, diff}
+let answer = null;       // the last /api/position reply for pos
+let chosen = { a: null, b: null, next: null };
+let crumbs = [];         // the breadcrumb: [{label, search}]
+let requestNo = 0;
+const timing = { loaded: null, lastRenderMs: null, lastServerMs: null, renders: 0 };
+window.gopsTimings = timing;
+
+function face(c) { return FACES[c] || String(c); }
+// a signed number; what rounds to zero is shown as 0, without a sign
+function signed(v, digits) {
+  const t = v.toFixed(digits);
+  return Number(t) === 0 ? (0).toFixed(digits) : (v > 0 ? "+" : "") + t;
+}
+function parseCards(text) {
+  if (!text) return [];
+  return text.split(",").map((t) => t.trim().toUpperCase()).filter((t) => t)
+    .map((t) => NAMES[t] || parseInt(t, 10));
+}
+function sequenceOf(order, n) {
+  if (!order || order === "random") return null;
+  if (order === "ascending") return Array.from({ length: n }, (_, i) => i + 1);
+  if (order === "descending") return Array.from({ length: n }, (_, i) => n - i);
+  const seq = parseCards(order);
+  return seq.length === n ? seq : null;
+}
+
+// ---- the position <-> the address ----------------------------------------------
+function readPosition(search) {
+  const p = new URLSearchParams(search);
+  const n = Math.max(1, Math.min(13, parseInt(p.get("cards") || "13", 10) || 13));
+  const prizes = new Set(parseCards(p.get("prizes")));
+  const pot = parseInt(p.get("pot") || "0", 10) || 0;
+  // the state knows only the pot; show it as a revealed prize plus what ties carried
+  let revealed = null;
+  for (let c = Math.min(pot, n); c >= 1; c--) { if (!prizes.has(c)) { revealed = c; break; } }
+  return { params: p, n, handA: new Set(parseCards(p.get("hand_a"))), handB: new Set(parseCards(p.get("hand_b"))),
+           prizes, revealed, carried: revealed === null ? 0 : pot - revealed,
+           diff: parseInt(p.get("diff") || "0", 10) || 0 };
+}
+
+function positionSearch(ps) {
+  const p = new URLSearchParams();
+  for (const k of RULE_KEYS) { const v = ps.params.get(k); if (v !== null && v !== "") p.set(k, v); }
+  const sorted = (s) => Array.from(s).sort((x, y) => x - y).join(",");
+  p.set("hand_a", sorted(ps.handA));
+  p.set("hand_b", sorted(ps.handB));
+  p.set("pot", String((ps.revealed || 0) + ps.carried));
+  const seq = sequenceOf(ps.params.get("order"), ps.n);
+  p.set("prizes", seq ? seq.filter((c) => ps.prizes.has(c)).join(",") : sorted(ps.prizes));
+  p.set("diff", String(ps.diff));
+  return "?" + p.toString().replace(/%2C/g, ",");
+}
+
+// a fixed order decides the hidden prizes and the revealed one from the hand size
+function fitFixedOrder(ps) {
+  const seq = sequenceOf(ps.params.get("order"), ps.n);
+  if (!seq || ps.handA.size !== ps.handB.size || ps.handA.size === 0) return;
+  const k = ps.handA.size;
+  ps.prizes = new Set(seq.slice(ps.n - k + 1));
+  ps.revealed = seq[ps.n - k];
+}
+
+function edit(change) {
+  change(pos);
+  fitFixedOrder(pos);
+  const search = positionSearch(pos);
+  if (crumbs.length) crumbs[crumbs.length - 1].search = search;
+  history.replaceState({ crumbs }, "", search);
+  load(search);
+}
+
+// ---- drawing the controls ---------------------------------------------------------
+function cardButtons(el, n, isOn, onClick, isEnabled) {
+  el.replaceChildren();
+  for (let c = 1; c <= n; c++) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "card" + (isOn(c) ? " on" : "");
+    b.textContent = face(c);
+    b.dataset.card = String(c);
+    b.disabled = isEnabled ? !isEnabled(c) : false;
+    b.addEventListener("click", () => onClick(c));
+    el.appendChild(b);
+  }
+}
+
+function toggle(set, c) { if (set.has(c)) set.delete(c); else set.add(c); }
+
+function drawControls() {
+  const ps = pos, n = ps.n;
+  const fixed = sequenceOf(ps.params.get("order"), n) !== null;
+  cardButtons($("hand-a"), n, (c) => ps.handA.has(c), (c) => edit((p) => toggle(p.handA, c)));
+  cardButtons($("hand-b"), n, (c) => ps.handB.has(c), (c) => edit((p) => toggle(p.handB, c)));
+  cardButtons($("prizes"), n, (c) => ps.prizes.has(c), (c) => edit((p) => {
+    toggle(p.prizes, c); if (p.revealed === c) p.revealed = null;
+  }), () => !fixed);
+  $("prizes-note").textContent = fixed ? "fixed by the prize order" : "";
+  cardButtons($("revealed"), n, (c) => ps.revealed === c, (c) => edit((p) => { p.revealed = c; }),
+    (c) => !fixed && !ps.prizes.has(c));
+  $("revealed-value").textContent = ps.revealed ? face(ps.revealed) : "–";
+  $("carried").value = ps.carried;
+  $("pot").textContent = String((ps.revealed || 0) + ps.carried);
+  $("diff").value = ps.diff;
+  // rules
+  const p = ps.params, get = (k, d) => p.get(k) || d;
+  $("r-cards").value = String(n);
+  $("r-tie").value = get("tie", "carry");
+  $("r-objective").value = get("objective", "points");
+  const order = get("order", "random");
+  const named = ["random", "ascending", "descending"].includes(order);
+  $("r-order").value = named ? order : "custom";
+  $("r-order-custom").hidden = named;
+  if (!named) $("r-order-custom").value = order;
+  $("r-match").value = get("match", "single");
+  $("r-draw").value = get("draw", "replay");
+  $("r-game").value = get("game", "");
+  $("r-match-score").value = get("match_score", "");
+  for (const el of document.querySelectorAll(".match-only")) el.hidden = get("match", "single") === "single";
+}
+
+function ruleChanged() {
+  // new rules: start from the server's default position for them
+  const p = new URLSearchParams();
+  p.set("cards", $("r-cards").value);
+  p.set("tie", $("r-tie").value);
+  const match = $("r-match").value;
+  p.set("objective", match.startsWith("best-of") ? "win" : $("r-objective").value);
+  const order = $("r-order").value;
+  p.set("order", order === "custom" ? ($("r-order-custom").value || "random") : order);
+  if (match !== "single") {
+    p.set("match", match);
+    if (match.startsWith("best-of")) p.set("draw", $("r-draw").value);
+  }
+  window.location.assign("/?" + p.toString().replace(/%2C/g, ","));
+}
+
+function matchPositionChanged() {
+  const g = $("r-game").value, s = $("r-match-score").value.trim();
+  edit((ps) => {
+    if (g) ps.params.set("game", g); else ps.params.delete("game");
+    if (s) ps.params.set("match_score", s); else ps.params.delete("match_score");
+  });
+}
+
+// ---- talking to the server --------------------------------------------------------
+async function getJSON(url) {
+  const r = await fetch(url, { cache: "no-store" });
+  let body;
+  try { body = await r.json(); } catch (e) { body = { error: `the server answered ${r.status} without JSON` }; }
+  if (!r.ok) throw new Error(body.error || `HTTP ${r.status}`);
+  return body;
+}
+
+// while a request runs for more than a moment, show what the server is solving
+function busyWhile(promise, what) {
+  let done = false, poll = null;
+  const show = setTimeout(() => {
+    if (done) return;
+    document.body.dataset.state = "busy";
+    $("busy").hidden = false;
+    $("busy-text").textContent = what;
+    poll = setInterval(async () => {
+      try {
+        const { jobs } = await getJSON("/api/progress");
+        if (!done && jobs.length) {
+          const j = jobs[0];
+          $("busy-text").textContent = `${j.what}: level ${j.level} of ${j.levels}, ` +
+            `${j.games.toLocaleString("en")} stage games, ${j.seconds.toFixed(1)} s`;
+        }
+      } catch (e) { /* the next poll tries again */ }
+    }, 250);
+  }, 120);
+  const stop = () => { done = true; clearTimeout(show); if (poll) clearInterval(poll); $("busy").hidden = true; };
+  return promise.finally(stop);
+}
+
+async function load(search) {
+  const mine = ++requestNo;
+  const t0 = performance.now();
+  pos = readPosition(search);
+  fitFixedOrder(pos);
+  drawControls();
+  $("api-link").href = "/api/query" + search;
+  $("error").hidden = true;  // a message belongs to the position it was given for
+  try {
+    const reply = await busyWhile(getJSON("/api/position" + search), "solving the sub-game below this position…");
+    if (mine !== requestNo) return;  // a newer position was asked for meanwhile
+    timing.lastFetchMs = performance.now() - t0;
+    timing.lastServerMs = reply.seconds * 1000;
+    answer = reply;
+    chosen = { a: null, b: null, next: reply.next_prizes.length === 1 ? reply.next_prizes[0] : null };
+    $("error").hidden = true;
+    renderAnswer(reply);
+    document.body.dataset.state = "ready";
+  } catch (err) {
+    if (mine !== requestNo) return;
+    answer = null;
+    $("error").textContent = err.message;
+    $("error").hidden = false;
+    $("value").textContent = "–";
+    $("value").dataset.value = "";
+    for (const id of ["bars-a", "bars-b", "heatmap", "next"]) $(id).replaceChildren();
+    drawStep();
+    document.body.dataset.state = "error";
+  }
+  timing.lastRenderMs = performance.now() - t0;
+  timing.renders += 1;
+  document.body.dataset.renders = String(timing.renders);
+  $("timing").textContent = `rendered in ${timing.lastRenderMs.toFixed(0)} ms` +
+    (answer ? ` (server ${(answer.seconds * 1000).toFixed(1)} ms)` : "");
+}
+
+// ---- drawing the answer -----------------------------------------------------------
+function renderAnswer(r) {
+  const q = r.query;
+  $("value").textContent = signed(q.value, 6);
+  $("value").dataset.value = String(q.value);
+  $("value-unit").textContent = r.rules.match === "single"
+    ? (r.rules.objective === "points" ? "expected final margin A − B" : "P(A wins) − P(B wins)")
+    : (r.rules.match === "session" && r.rules.objective === "points" ? "expected session margin A − B"
+       : "P(A wins the match) − P(B wins it)");
+  drawBars($("bars-a"), q.strategy_a, "a");
+  drawBars($("bars-b"), q.strategy_b, "b");
+  drawHeatmap($("heatmap"), r.stage);
+  drawStep();
+}
+
+function el(name, attrs, text) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function drawBars(box, strategy, side) {
+  const cards = Object.keys(strategy).map(Number);
+  const bw = 30, gap = 6, h = 120, top = 16, bottom = 18;
+  const w = Math.max(cards.length * (bw + gap), 60);
+  const svg = el("svg", { width: w, height: h + top + bottom, role: "img",
+                          "aria-label": `${side.toUpperCase()}'s optimal bid distribution` });
+  cards.forEach((c, i) => {
+    const p = strategy[c], x = i * (bw + gap), bh = Math.max(p * h, p > 0 ? 1 : 0);
+    const g = el("g", { "data-card": c, class: "bar" });
+    g.appendChild(el("rect", { x, y: top + h - bh, width: bw, height: bh, class: `bar-${side}` +
+      (chosen[side] === c ? " selected" : "") }));
+    g.appendChild(el("text", { x: x + bw / 2, y: top + h - bh - 3, "text-anchor": "middle" },
+      p > 0.0005 ? p.toFixed(3) : (p > 0 ? "<.001" : "0")));
+    g.appendChild(el("text", { x: x + bw / 2, y: top + h + 13, "text-anchor": "middle", class: "bold" }, face(c)));
+    g.appendChild(el("rect", { x, y: 0, width: bw, height: h + top + bottom, class: "hit" }));
+    const title = el("title", {}, `${side.toUpperCase()} bids ${face(c)} with probability ${p}`);
+    g.appendChild(title);
+    g.addEventListener("click", () => { chosen[side] = c; renderChoice(); });
+    svg.appendChild(g);
+  });
+  box.replaceChildren(svg);
+}
+
+function cellColour(v, scale) {
+  // A's gain blue, B's gain red, 0 white
+  const t = scale > 0 ? Math.max(-1, Math.min(1, v / scale)) : 0;
+  const mix = (a, b) => Math.round(255 + (a - 255) * Math.abs(t));
+  return t >= 0 ? `rgb(${mix(31)},${mix(95)},${mix(168)})` : `rgb(${mix(181)},${mix(70)},${mix(44)})`;
+}
+
+function drawHeatmap(box, stage) {
+  const { cards_a: rows, cards_b: cols, matrix } = stage;
+  const sa = new Set(stage.support_a), sb = new Set(stage.support_b);
+  const cell = 40, left = 44, top = 30;
+  const scale = Math.max(1e-12, ...matrix.flat().map(Math.abs));
+  const svg = el("svg", { width: left + cols.length * cell + 4, height: top + rows.length * cell + 4, role: "img",
+                          "aria-label": "stage payoff matrix" });
+  svg.appendChild(el("text", { x: left + cols.length * cell / 2, y: 10, "text-anchor": "middle", fill: "#b5462c" },
+    "B bids →"));
+  svg.appendChild(el("text", { x: 10, y: top + rows.length * cell / 2, "text-anchor": "middle", fill: "#1f5fa8",
+    transform: `rotate(-90 10 ${top + rows.length * cell / 2})` }, "A bids →"));
+  cols.forEach((c, j) => svg.appendChild(el("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
+    class: sb.has(c) ? "bold" : "" }, face(c))));
+  rows.forEach((r, i) => svg.appendChild(el("text", { x: left - 6, y: top + i * cell + cell / 2 + 4,
+    "text-anchor": "end", class: sa.has(r) ? "bold" : "" }, face(r))));
+  const outlines = [];
+  rows.forEach((r, i) => cols.forEach((c, j) => {
+    const v = matrix[i][j], x = left + j * cell, y = top + i * cell;
+    const g = el("g", { class: "cell", "data-a": r, "data-b": c });
+    g.appendChild(el("rect", { x, y, width: cell, height: cell, fill: cellColour(v, scale), stroke: "#fff" }));
+    const dark = Math.abs(v) / scale > 0.55;
+    g.appendChild(el("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
+      fill: dark ? "#fff" : "#222" }, Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Math.abs(v) >= 10 ? 1 : 2)));
+    g.appendChild(el("title", {}, `A ${face(r)}, B ${face(c)}: ${v}`));
+    g.addEventListener("click", () => { chosen.a = r; chosen.b = c; renderChoice(); });
+    svg.appendChild(g);
+    if (sa.has(r) && sb.has(c)) outlines.push(el("rect", { x: x + 1.5, y: y + 1.5, width: cell - 3, height: cell - 3,
+      fill: "none", class: "support", "pointer-events": "none" }));
+    if (chosen.a === r && chosen.b === c) outlines.push(el("rect", { x: x + 3, y: y + 3, width: cell - 6,
+      height: cell - 6, fill: "none", class: "chosen", "pointer-events": "none" }));
+  }));
+  outlines.forEach((o) => svg.appendChild(o));
+  box.replaceChildren(svg);
+}
+
+function renderChoice() {
+  if (!answer) return;
+  drawBars($("bars-a"), answer.query.strategy_a, "a");
+  drawBars($("bars-b"), answer.query.strategy_b, "b");
+  drawHeatmap($("heatmap"), answer.stage);
+  drawStep();
+}
+
+// ---- stepping and the breadcrumb -----------------------------------------------------
+function drawStep() {
+  $("sel-a").textContent = chosen.a ? face(chosen.a) : "–";
+  $("sel-b").textContent = chosen.b ? face(chosen.b) : "–";
+  const nexts = answer ? answer.next_prizes : [];
+  cardButtons($("next"), pos.n, (c) => chosen.next === c, (c) => { chosen.next = c; drawStep(); },
+    (c) => nexts.includes(c));
+  const last = answer && answer.last_round;
+  const ready = answer && chosen.a && chosen.b && (last || chosen.next);
+  $("step-btn").disabled = !ready;
+  $("step-btn").textContent = last ? "play the last round" : "step";
+  let text = "";
+  if (answer && chosen.a && chosen.b) {
+    const potNow = answer.query.state.pot;
+    if (chosen.a > chosen.b) text = `A takes ${potNow}`;
+    else if (chosen.b > chosen.a) text = `B takes ${potNow}`;
+    else text = (answer.rules.tie === "carry" && !last) ? `tie: the pot of ${potNow} carries` : `tie: the pot of ${potNow} is discarded`;
+    if (!last && !chosen.next) text += "; choose the next prize";
+  } else if (answer) text = "choose both bids (bars or a matrix cell)";
+  $("step-preview").textContent = text;
+  drawCrumbs();
+}
+
+async function doStep() {
+  const search = location.search;
+  const extra = new URLSearchParams({ bid_a: chosen.a, bid_b: chosen.b });
+  if (chosen.next) extra.set("next", chosen.next);
+  try {
+    const r = await getJSON("/api/step" + search + "&" + extra.toString());
+    if (!r.position) {
+      $("step-preview").textContent = `game over: final score difference A − B = ${r.final_diff >= 0 ? "+" : ""}${r.final_diff}`;
+      return;
+    }
+    const label = `A ${face(chosen.a)} · B ${face(chosen.b)}` + (chosen.next ? ` · prize ${face(chosen.next)}` : "");
+    const next = "?" + r.params.replace(/%2C/g, ",");
+    crumbs.push({ label, search: next });
+    history.pushState({ crumbs }, "", next);
+    load(next);
+  } catch (err) {
+    $("error").textContent = err.message;
+    $("error").hidden = false;
+  }
+}
+
+function drawCrumbs() {
+  const nav = $("breadcrumb");
+  nav.replaceChildren();
+  crumbs.forEach((c, i) => {
+    if (i) { const s = document.createElement("span"); s.className = "sep"; s.textContent = "›"; nav.appendChild(s); }
+    const current = i === crumbs.length - 1;
+    const a = document.createElement(current ? "span" : "a");
+    a.textContent = c.label;
+    a.className = current ? "current" : "crumb";
+    a.dataset.index = String(i);
+    if (!current) a.addEventListener("click", () => goBack(i));
+    nav.appendChild(a);
+  });
+}
+
+function goBack(i) {
+  crumbs = crumbs.slice(0, i + 1);
+  history.pushState({ crumbs }, "", crumbs[i].search);
+  load(crumbs[i].search);
+}
+
+// ---- the first round ------------------------------------------------------------------
+async function showFirstRound() {
+  const p = new URLSearchParams();
+  for (const k of RULE_KEYS) { const v = pos.params.get(k); if (v) p.set(k, v); }
+  const box = $("first-map");
+  box.textContent = "…";
+  try {
+    const r = await busyWhile(getJSON("/api/first?" + p.toString()), "solving the whole game once…");
+    drawFirstRound(box, r);
+  } catch (err) {
+    box.textContent = err.message;
+  }
+}
+
+function drawFirstRound(box, r) {
+  const cell = 40, left = 92, top = 30, vw = 70;
+  const svg = el("svg", { width: left + r.cards.length * cell + vw + 8, height: top + r.rows.length * cell + 4,
+                          role: "img", "aria-label": "opening bid distribution by first prize" });
+  svg.appendChild(el("text", { x: 4, y: top - 6 }, "first prize ↓"));
+  svg.appendChild(el("text", { x: left + r.cards.length * cell / 2, y: 10, "text-anchor": "middle" },
+    "A's opening bid →  (B's is the same: the start is symmetric)"));
+  r.cards.forEach((c, j) => svg.appendChild(el("text", { x: left + j * cell + cell / 2, y: top - 6,
+    "text-anchor": "middle", class: "bold" }, face(c))));
+  svg.appendChild(el("text", { x: left + r.cards.length * cell + vw / 2, y: top - 6, "text-anchor": "middle" }, "value"));
+  r.rows.forEach((row, i) => {
+    const y = top + i * cell;
+    svg.appendChild(el("text", { x: left - 8, y: y + cell / 2 + 4, "text-anchor": "end", class: "bold" }, face(row.prize)));
+    row.strategy.forEach((p, j) => {
+      const x = left + j * cell, shade = Math.round(255 - 200 * p);
+      const g = el("g", { class: "first-cell", "data-prize": row.prize, "data-card": r.cards[j] });
+      g.appendChild(el("rect", { x, y, width: cell, height: cell, fill: `rgb(${shade},${Math.round(255 - 150 * p)},255)`,
+        stroke: "#fff" }));
+      if (p > 0.0005) g.appendChild(el("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
+        fill: p > 0.6 ? "#fff" : "#222" }, p.toFixed(2)));
+      g.appendChild(el("title", {}, `prize ${face(row.prize)}: A bids ${face(r.cards[j])} with probability ${p}`));
+      svg.appendChild(g);
+    });
+    svg.appendChild(el("text", { x: left + r.cards.length * cell + vw / 2, y: y + cell / 2 + 4,
+      "text-anchor": "middle" }, signed(row.value, 4)));
+  });
+  box.replaceChildren(svg);
+  const note = document.createElement("p");
+  note.textContent = `value of the game: ${signed(r.value, 6)}`;
+  note.id = "first-value";
+  box.appendChild(note);
+}
+
+// ---- wiring -----------------------------------------------------------------------------
+function init() {
+  timing.loaded = performance.now();
+  for (let n = 1; n <= 13; n++) {
+    const o = document.createElement("option"); o.textContent = String(n); $("r-cards").appendChild(o);
+  }
+  for (const id of ["r-cards", "r-tie", "r-objective", "r-match", "r-draw"]) $(id).addEventListener("change", ruleChanged);
+  $("r-order").addEventListener("change", () => {
+    if ($("r-order").value === "custom") { $("r-order-custom").hidden = false; $("r-order-custom").focus(); }
+    else ruleChanged();
+  });
+  $("r-order-custom").addEventListener("change", ruleChanged);
+  $("r-game").addEventListener("change", matchPositionChanged);
+  $("r-match-score").addEventListener("change", matchPositionChanged);
+  $("carried").addEventListener("change", () => edit((p) => { p.carried = Math.max(0, parseInt($("carried").value, 10) || 0); }));
+  $("carried-minus").addEventListener("click", () => edit((p) => { p.carried = Math.max(0, p.carried - 1); }));
+  $("carried-plus").addEventListener("click", () => edit((p) => { p.carried += 1; }));
+  $("diff").addEventListener("change", () => edit((p) => { p.diff = parseInt($("diff").value, 10) || 0; }));
+  $("diff-minus").addEventListener("click", () => edit((p) => { p.diff -= 1; }));
+  $("diff-plus").addEventListener("click", () => edit((p) => { p.diff += 1; }));
+  $("step-btn").addEventListener("click", doStep);
+  $("first-btn").addEventListener("click", showFirstRound);
+  window.addEventListener("popstate", (e) => {
+    crumbs = (e.state && e.state.crumbs) ? e.state.crumbs.slice() : [{ label: "start", search: location.search }];
+    const i = crumbs.findIndex((c) => c.search === location.search);
+    crumbs = i >= 0 ? crumbs.slice(0, i + 1) : [{ label: "start", search: location.search }];
+    load(location.search);
+  });
+  crumbs = [{ label: "start", search: location.search }];
+  history.replaceState({ crumbs }, "", location.search);
+  // the position first; what the server serves is only a caption
+  load(location.search).then(() => getJSON("/api/info")).then((info) => {
+    if (info.solution) {
+      $("solution-name").textContent = `stored solution: ${info.solution}`;
+      for (const id of ["r-cards", "r-tie", "r-objective", "r-order", "r-match", "r-draw"]) $(id).disabled = true;
+    } else $("solution-name").textContent = "no stored solution: each position's sub-game is solved here";
+  }).catch(() => {});
+}
+
+document.addEventListener("DOMContentLoaded", init);

@@ -1,0 +1,203 @@
+"""The explorer in a real browser: Debian's Chromium driven through its chromedriver.
+
+One server (a stored 6-card solution) and one browser for the module. These
+tests fail, never skip, when Chromium or chromedriver is missing: CI installs
+both (``.ci/run``).
+"""
+
+import json
+import shutil
+import socket
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+import uvicorn
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from gops_solver import Rules, load, solve
+from gops_solver.explore.server import Explorer, create_app
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+# the closed network of CI machines: nothing may try to reach the internet
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1400,1000"]
+SHARED = {"cards": "6", "tie": "carry", "objective": "points", "order": "random", "hand_a": "1,3,5",
+          "hand_b": "2,3,4", "pot": "7", "prizes": "1,4", "diff": "-2"}
+WAIT = 60.0  # seconds; a first stage solve includes numba's compilation
+
+
+def chrome(user_dir):
+    """A headless Chromium with a fresh profile. Raises when the browser is missing."""
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in FLAGS + [f"--user-data-dir={user_dir}"]:
+        opts.add_argument(flag)
+    return webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sol") / "c6.gops"
+    solve(Rules(6)).save(path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(create_app(Explorer(load(path), str(path))), host="127.0.0.1",
+                                        port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    t0 = time.time()
+    while not srv.started:
+        assert time.time() - t0 < WAIT and thread.is_alive(), "the explorer did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    user_dir = tempfile.mkdtemp(prefix="gops-chromium-")
+    driver = chrome(user_dir)
+    yield driver
+    driver.quit()
+    shutil.rmtree(user_dir, ignore_errors=True)
+
+
+def api(base, path, params):
+    with urllib.request.urlopen(f"{base}{path}?{params if isinstance(params, str) else urlencode(params)}") as r:
+        return json.loads(r.read())
+
+
+def wait_render(driver, after):
+    """Wait until the page has rendered more than ``after`` times; return its state."""
+    t0 = time.time()
+    while time.time() - t0 < WAIT:
+        body = driver.find_element(By.TAG_NAME, "body")
+        if int(body.get_attribute("data-renders")) > after and body.get_attribute("data-state") in ("ready", "error"):
+            return body.get_attribute("data-state")
+        time.sleep(0.02)
+    raise AssertionError("the page did not render in time")
+
+
+def renders(driver):
+    return int(driver.find_element(By.TAG_NAME, "body").get_attribute("data-renders"))
+
+
+def shown_value(driver):
+    return float(driver.find_element(By.ID, "value").get_attribute("data-value"))
+
+
+def open_page(driver, base, params):
+    driver.get(f"{base}/?{urlencode(params)}")
+    assert wait_render(driver, 0) == "ready", driver.find_element(By.ID, "error").text
+
+
+def held(driver, row):
+    return [int(b.get_attribute("data-card")) for b in driver.find_elements(By.CSS_SELECTOR, f"#{row} .card.on")]
+
+
+def test_browser_is_the_system_chromium(browser):
+    assert browser.capabilities["browserName"] in ("chrome", "chromium")
+
+
+def test_shareable_url_opens_that_position(server, browser):
+    open_page(browser, server, SHARED)
+    want = api(server, "/api/query", SHARED)
+    assert shown_value(browser) == want["value"]
+    assert held(browser, "hand-a") == [1, 3, 5] and held(browser, "hand-b") == [2, 3, 4]
+    assert held(browser, "prizes") == [1, 4]
+    assert browser.find_element(By.ID, "pot").text == "7"
+    assert browser.find_element(By.ID, "diff").get_attribute("value") == "-2"
+    # the bar charts and the heatmap show the same numbers
+    bars = browser.find_elements(By.CSS_SELECTOR, "#bars-a g.bar")
+    assert [int(g.get_attribute("data-card")) for g in bars] == [1, 3, 5]
+    cells = browser.find_elements(By.CSS_SELECTOR, "#heatmap g.cell")
+    assert len(cells) == 9
+    support = browser.find_elements(By.CSS_SELECTOR, "#heatmap rect.support")
+    stage = api(server, "/api/position", SHARED)["stage"]
+    assert len(support) == len(stage["support_a"]) * len(stage["support_b"])
+
+
+def test_clicking_cards_changes_the_value(server, browser):
+    open_page(browser, server, SHARED)
+    before = shown_value(browser)
+    n = renders(browser)
+    browser.find_element(By.CSS_SELECTOR, "#hand-a .card[data-card='5']").click()
+    # hands of 2 and 3 cards: the page shows the server's one-line message
+    assert wait_render(browser, n) == "error"
+    msg = browser.find_element(By.ID, "error").text
+    assert msg == "hands differ in size (2 and 3 cards): both players hold the same number of cards"
+    n = renders(browser)
+    browser.find_element(By.CSS_SELECTOR, "#hand-a .card[data-card='2']").click()
+    assert wait_render(browser, n) == "ready"
+    q = parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True)
+    assert q["hand_a"] == ["1,2,3"]
+    want = api(server, "/api/query", {**SHARED, "hand_a": "1,2,3"})
+    assert shown_value(browser) == want["value"] != before
+
+
+def test_step_into_a_successor_and_back(server, browser):
+    open_page(browser, server, SHARED)
+    start_url, start_value = browser.current_url, shown_value(browser)
+    browser.find_element(By.CSS_SELECTOR, "#bars-a g.bar[data-card='5'] rect.hit").click()
+    browser.find_element(By.CSS_SELECTOR, "#bars-b g.bar[data-card='4'] rect.hit").click()
+    assert browser.find_element(By.ID, "step-preview").text.startswith("A takes 7")
+    browser.find_element(By.CSS_SELECTOR, "#next .card[data-card='4']").click()
+    n = renders(browser)
+    browser.find_element(By.ID, "step-btn").click()
+    assert wait_render(browser, n) == "ready"
+    q = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
+    # RULES.md: A's 5 beats B's 4 and takes the pot of 7; the 4 is revealed next
+    assert (q["hand_a"], q["hand_b"], q["pot"], q["prizes"], q["diff"]) == ("1,3", "2,3", "4", "1", "5")
+    assert shown_value(browser) == api(server, "/api/query", q)["value"]
+    crumbs = browser.find_elements(By.CSS_SELECTOR, "#breadcrumb a.crumb, #breadcrumb .current")
+    assert [c.text for c in crumbs] == ["start", "A 5 · B 4 · prize 4"]
+    # a tie in the next round carries the pot; choose both bids in the heatmap
+    browser.find_element(By.CSS_SELECTOR, "#heatmap g.cell[data-a='3'][data-b='3']").click()
+    assert browser.find_element(By.ID, "step-preview").text.startswith("tie: the pot of 4 carries")
+    n = renders(browser)
+    browser.find_element(By.ID, "step-btn").click()  # the only hidden prize is chosen already
+    assert wait_render(browser, n) == "ready"
+    q2 = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
+    assert (q2["hand_a"], q2["hand_b"], q2["pot"], q2["prizes"]) == ("1", "2", "5", "")
+    # back to the start through the breadcrumb
+    n = renders(browser)
+    browser.find_element(By.CSS_SELECTOR, "#breadcrumb a.crumb[data-index='0']").click()
+    assert wait_render(browser, n) == "ready"
+    assert browser.current_url == start_url and shown_value(browser) == start_value
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#breadcrumb a.crumb")) == 0
+
+
+def test_first_round_view(server, browser):
+    open_page(browser, server, SHARED)
+    browser.find_element(By.ID, "first-btn").click()
+    t0 = time.time()
+    while not browser.find_elements(By.ID, "first-value"):
+        assert time.time() - t0 < WAIT
+        time.sleep(0.05)
+    first = api(server, "/api/first", {"cards": 6})
+    cells = browser.find_elements(By.CSS_SELECTOR, "#first-map g.first-cell")
+    assert len(cells) == 36
+    title = browser.find_element(By.CSS_SELECTOR, "#first-map g.first-cell[data-prize='6'][data-card='6'] title")
+    assert float(title.get_attribute("textContent").rsplit(" ", 1)[1]) == first["rows"][5]["strategy"][5]
+
+
+
+def test_other_rules_than_the_stored_ones_show_the_cli_message(server, browser):
+    params = {**SHARED, "tie": "discard", "hand_a": "2,3,5", "pot": "6"}
+    browser.get(f"{server}/?{urlencode(params)}")
+    assert wait_render(browser, 0) == "error"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        api(server, "/api/query", params)
+    assert err.value.code == 400
+    assert browser.find_element(By.ID, "error").text == json.loads(err.value.read())["error"]
+    assert "holds a solution for n=6 tie=carry" in browser.find_element(By.ID, "error").text
