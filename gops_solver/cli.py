@@ -45,7 +45,7 @@ class _Gops(click.Group):
 @click.group(cls=_Gops, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gops")
 def cli():
-    """Exact equilibria of two-player Goofspiel (GOPS). See RULES.md for the rules."""
+    """Exact equilibria of two-player Goofspiel (GOPS). The rules: docs/rules.md."""
 
 
 def _rules_options(cards_default):
