@@ -642,3 +642,7 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+from .cli_export import export as _export  # noqa: E402  (its own module: one concern each)
+cli.add_command(_export)
