@@ -10,6 +10,8 @@ import click
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+from .stagegame import stage_game
+from .textfmt import matrix_text, nozero
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
@@ -145,7 +147,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
                                "out": out}))
         return
     click.echo(f"rules        {rules.describe()}")
-    click.echo(f"value        {sol.value:.12g}")
+    click.echo(f"value        {nozero(sol.value):.12g}")
     click.echo(f"states       {sol.states:,}")
     click.echo(f"stage games  {sol.stage_games:,}")
     click.echo(f"time         {sol.seconds:.2f} s")
@@ -168,8 +170,9 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
 @click.option("--game", default=None, type=int, help="matches: which game (session 1..3) [1]")
 @click.option("--match-score", default=None, metavar="SCORE",
               help="matches: session total A-B of earlier games (e.g. -4), or best-of games won A-B (e.g. 1-0)")
+@click.option("--matrix", "show_matrix", is_flag=True, help="also show the stage game: A's value for each pair of bids")
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
-          match, draw, game, match_score):
+          match, draw, game, match_score, show_matrix):
     """Value and optimal bid distributions of one decision state."""
     from .solution import load, query_state, solve as solve_rules
     if match not in (None, "single") and solution is None:
@@ -198,17 +201,22 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
         st = validate_state(rules, hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff)
         res = query_state(rules, st, None, None, stage_solver)
     if as_json:
+        extra = {"matrix": stage_game(res).to_dict()} if show_matrix else {}
         click.echo(json.dumps({**res.to_dict(), "rules": rules.to_dict(),
                                "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
-                                         "prizes": list(st.prizes), "diff": st.diff}}))
+                                         "prizes": list(st.prizes), "diff": st.diff}, **extra}))
         return
     click.echo(f"rules   {rules.describe()}")
     click.echo(f"state   hand A {format_cards(sorted(st.hand_a))} | hand B {format_cards(sorted(st.hand_b))} | pot {st.pot}"
                f" | hidden {format_cards(st.prizes) or '-'} | diff {st.diff:+d}")
-    click.echo(f"value   {res.value:.12g}")
+    click.echo(f"value   {nozero(res.value):.12g}")
     for name, strat in (("A bids", res.strategy_a), ("B bids", res.strategy_b)):
         cells = "  ".join(f"{format_card(c)}:{p:.4f}" for c, p in strat.items())
         click.echo(f"{name}  {cells}")
+    if show_matrix:
+        click.echo("stage game: A's value when A bids the row card and B the column card")
+        for line in matrix_text(stage_game(res)):
+            click.echo(f"  {line}")
 
 
 @cli.command()
