@@ -10,6 +10,7 @@ import click
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+from .opening import opening, opening_text
 from .stagegame import stage_game
 from .textfmt import matrix_text, nozero
 
@@ -141,10 +142,12 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     finally:
         if bar:
             bar.close()
+    first = opening(sol)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
                                "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
-                               "out": out}))
+                               "out": out, "opening": [{"prize": p, "strategy_a": {str(c): q for c, q in s.items()}}
+                                                       for p, s in first]}))
         return
     click.echo(f"rules        {rules.describe()}")
     click.echo(f"value        {nozero(sol.value):.12g}")
@@ -153,6 +156,9 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
     click.echo(f"time         {sol.seconds:.2f} s")
     if out is not None:
         click.echo(f"saved        {out}")
+    click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
+    for line in opening_text(first):
+        click.echo(f"  {line}")
 
 
 @cli.command()
