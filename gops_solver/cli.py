@@ -10,6 +10,7 @@ import click
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
+from .csvout import RULES_HEADER, csv_text, rules_cells
 from .opening import opening, opening_text
 from .stagegame import stage_game
 from .textfmt import matrix_text, nozero
@@ -433,7 +434,8 @@ def _parse_match_score(text):
 @click.option("--seed", type=int, default=0, help="seed of the sample [0]")
 @click.option("--tol", type=click.FloatRange(min=0.0), default=1e-9, help="largest residual and exploitability accepted [1e-9]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def verify(file, sample, seed, tol, as_json):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
+def verify(file, sample, seed, tol, as_json, as_csv):
     """Recompute every stored value from the level below; exit 1 if any is off."""
     from .solution import load
     # a failed checksum is reported, not fatal: the recomputation below is
@@ -444,9 +446,17 @@ def verify(file, sample, seed, tol, as_json):
         if "checksum" not in str(exc):
             raise
         sol, checksum_ok = load(file, check=False), False
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
     res = sol.verify(sample=sample, seed=seed, tol=tol)
     ok = res.ok and checksum_ok
-    if as_json:
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["slots", "states", "sample", "seed", "stage_games", "max_residual",
+                                            "max_exploitability", "tol", "checksum_ok", "ok", "seconds"],
+                            [rules_cells(sol.rules) + [res.slots, res.states, res.sample or "", res.seed,
+                                                       res.stage_games, res.max_residual, res.max_exploitability,
+                                                       tol, checksum_ok, ok, round(res.seconds, 3)]]))
+    elif as_json:
         click.echo(json.dumps({"rules": sol.rules.to_dict(), **res.to_dict(), "checksum_ok": checksum_ok,
                                "ok": ok}))
     else:
@@ -535,9 +545,12 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @click.option("--allow-large", is_flag=True,
               help=f"evaluate decks over {_EVAL_MEASURED_MAX} cards (unmeasured; may exhaust memory)")
-def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per opponent")
+def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large, as_csv):
     """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
     from .evaluate import evaluate as evaluate_exact, evaluation_steps
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
     rules = _game_rules(cards, tie, objective, order)
     if rules.n > _EVAL_MEASURED_MAX and not allow_large:
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
@@ -557,12 +570,20 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
     if as_json:
         click.echo(json.dumps(ev.to_dict()))
         return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["strategy", "versus", "margin", "win", "draw", "loss", "value",
+                                            "game_value", "exploitability", "seconds"],
+                            [rules_cells(rules) + [ev.strategy, who, o.margin, o.win, o.draw, o.loss, o.value,
+                                                   ev.game_value, ev.exploitability, round(ev.seconds, 3)]
+                             for who, o in ((ev.against, ev.vs_opponent), ("best-reply", ev.vs_best_response))]))
+        return
     click.echo(f"rules           {rules.describe()}")
+    z = nozero
     for label, out in ((f"vs {ev.against}", ev.vs_opponent), ("vs best reply", ev.vs_best_response)):
-        click.echo(f"{label:<15} margin {out.margin:+.6f}  win {out.win:.6f}  draw {out.draw:.6f}  "
-                   f"loss {out.loss:.6f}  value {out.value:+.6f}")
-    click.echo(f"game value      {ev.game_value:+.6f}")
-    click.echo(f"exploitability  {ev.exploitability:.6f}")
+        click.echo(f"{label:<15} margin {z(out.margin):+.6f}  win {z(out.win):.6f}  draw {z(out.draw):.6f}  "
+                   f"loss {z(out.loss):.6f}  value {z(out.value):+.6f}")
+    click.echo(f"game value      {z(ev.game_value):+.6f}")
+    click.echo(f"exploitability  {z(ev.exploitability):.6f}")
     click.echo(f"time            {ev.seconds:.2f} s")
 
 
@@ -612,10 +633,16 @@ _GAMES_PER_SECOND = {"points": 2.5e6, "win": 2.5e6}
 @cli.command()
 @_rules_options(None)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def info(cards, tie, objective, order, as_json):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")
+@_match_options
+def info(cards, tie, objective, order, as_json, as_csv, match, draw):
     """Project states, stage games, memory and time of a solve, without solving."""
     from .solution import projected_work
-    rules = _make_rules(cards, tie, objective, order)
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+    if rules.match != "single":
+        return _match_info(rules, as_json, as_csv)
     w = projected_work(rules)
     ram = _machine_memory()
     # with --out two levels are held at a time, plus interpreter and numba overhead
@@ -630,6 +657,11 @@ def info(cards, tie, objective, order, as_json):
                                "levels": [{"k": k, "stage_games": g, "table_bytes": b}
                                           for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]}))
         return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["k", "stage_games", "table_bytes"],
+                            [rules_cells(rules) + [k, g, b]
+                             for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]))
+        return
     click.echo(f"rules          {rules.describe()}")
     click.echo(f"table entries  {w['total_bytes'] // 8:,}")
     click.echo(f"stage games    {w['total_games']:,}")
@@ -643,6 +675,35 @@ def info(cards, tie, objective, order, as_json):
         click.echo("verdict        fits on this machine")
     else:
         click.echo(f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
+
+
+def _match_info(rules, as_json, as_csv):
+    """``gops info --match``: a match solves whole games in memory, one per match position."""
+    from .matchwork import match_work
+    w = match_work(rules)
+    ram = _machine_memory()
+    need = w["total_bytes"] + 300 * 2**20
+    seconds = w["total_games"] / _GAMES_PER_SECOND[rules.objective]
+    fits = need <= 0.9 * ram
+    fields = {"games_solved": w["games_solved"], "stage_games": w["total_games"], "memory_bytes": need,
+              "projected_seconds": seconds, "lower_bound": w["lower_bound"], "machine_memory_bytes": ram,
+              "fits": fits}
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), **fields}))
+        return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["match", "draw"] + list(fields),
+                            [rules_cells(rules) + [rules.match, rules.draw if rules.best_of else ""]
+                             + list(fields.values())]))
+        return
+    more = " (at least: replayed draws solve uneven positions several times)" if w["lower_bound"] else ""
+    click.echo(f"rules          {rules.describe()}")
+    click.echo(f"games solved   {w['games_solved']}{' at least' if w['lower_bound'] else ''}")
+    click.echo(f"stage games    {w['total_games']:,}{more}")
+    click.echo(f"memory         {need / 2**30:.2f} GiB, every game held in memory (this machine: {ram / 2**30:.1f} GiB)")
+    click.echo(f"time           about {_duration(seconds)} on 2 cores{' or more' if w['lower_bound'] else ''}")
+    click.echo("verdict        fits on this machine" if fits else
+               f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
 
 
 def _machine_memory() -> int:

@@ -34,10 +34,13 @@ _MAX_SOLVE_SECONDS = 600
 @click.option("--max-rows", default=None, type=click.IntRange(min=1), metavar="M",
               help="refuse exports of more rows than this [2,000,000]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object describing the file written")
-def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_rows, as_json):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row describing the file written")
+def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_rows, as_json, as_csv):
     """Write the value and both optimal strategies at every reachable decision state of the first rounds."""
     from .export import DEFAULT_MAX_ROWS, to_frame, write
     from .solution import load, projected_work, solve
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
     t0 = time.perf_counter()
     if solution is not None:
         sol = load(solution)
@@ -78,6 +81,12 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         click.echo(json.dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows,
                                "bytes": size, "seconds": round(seconds, 3), "rounds": rounds, "level": level,
                                "columns": columns}))
+        return
+    if as_csv:
+        from .csvout import RULES_HEADER, csv_text, rules_cells
+        click.echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
+                            [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
+                                                   "" if rounds is None else rounds, "" if level is None else level]]))
         return
     what = f"level {level}" if level is not None else f"rounds 1..{rounds if rounds is not None else rules.n}"
     click.echo(f"rules    {rules.describe()}")
