@@ -10,8 +10,12 @@ from . import __version__
 from .cliutil import exit_code_of, dumps, show_warnings_as_lines
 from .cards import format_card, format_cards, parse_cards
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
+from .csvout import RULES_HEADER, csv_text, rules_cells
+from .opening import opening, opening_text
 from .projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options, with_options
+from .stagegame import stage_game
+from .textfmt import matrix_text, nozero
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
@@ -50,7 +54,7 @@ class _Gops(click.Group):
 @click.group(cls=_Gops, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gops")
 def cli():
-    """Exact equilibria of two-player Goofspiel (GOPS). See RULES.md for the rules."""
+    """Exact equilibria of two-player Goofspiel (GOPS). The rules: docs/rules.md."""
 
 
 # -- the rule options and the rule builder every command shares ---------------------
@@ -155,19 +159,25 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
     finally:
         if bar:
             bar.close()
+    first = opening(sol)
     if as_json:
         click.echo(dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
                           "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
-                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out}))
+                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out,
+                          "opening": [{"prize": p, "strategy_a": {str(c): q for c, q in s.items()}}
+                                      for p, s in first]}))
         return
     click.echo(f"rules        {rules.describe()}")
-    click.echo(f"value        {sol.value:.12g}")
+    click.echo(f"value        {nozero(sol.value):.12g}")
     click.echo(f"states       {sol.states:,}")
     click.echo(f"stage games  {sol.stage_games:,}")
     click.echo(f"time         {sol.seconds:.2f} s"
                + (f" ({sol.seconds_this_run:.2f} s in this run)" if sol.seconds_this_run != sol.seconds else ""))
     if out is not None:
         click.echo(f"saved        {out}")
+    click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
+    for line in opening_text(first):
+        click.echo(f"  {line}")
 
 
 @cli.command()
@@ -184,8 +194,9 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
 @click.option("--game", default=None, type=int, help="matches: which game (session 1..3) [1]")
 @click.option("--match-score", default=None, metavar="SCORE",
               help="matches: session total A-B of earlier games (e.g. -4), or best-of games won A-B (e.g. 1-0)")
+@click.option("--matrix", "show_matrix", is_flag=True, help="also show the stage game: A's value for each pair of bids")
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
-          match, draw, game, match_score):
+          match, draw, game, match_score, show_matrix):
     """Value and optimal bid distributions of one decision state."""
     from .query_answer import answer_query
     from .solution import load
@@ -193,16 +204,23 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
                        match=match, draw=draw, game=game, match_score=match_score, stage_solver=stage_solver,
                        solution=None if solution is None else load(solution), solution_name=solution)
     if as_json:
-        click.echo(ans.to_json())
+        if show_matrix:
+            click.echo(dumps({**ans.to_dict(), "matrix": stage_game(ans.result).to_dict()}))
+        else:
+            click.echo(ans.to_json())
         return
     rules, st, res = ans.rules, ans.state, ans.result
     click.echo(f"rules   {rules.describe()}")
     click.echo(f"state   hand A {format_cards(sorted(st.hand_a))} | hand B {format_cards(sorted(st.hand_b))} | pot {st.pot}"
                f" | hidden {format_cards(st.prizes) or '-'} | diff {st.diff:+d}")
-    click.echo(f"value   {res.value:.12g}")
+    click.echo(f"value   {nozero(res.value):.12g}")
     for name, strat in (("A bids", res.strategy_a), ("B bids", res.strategy_b)):
         cells = "  ".join(f"{format_card(c)}:{p:.4f}" for c, p in strat.items())
         click.echo(f"{name}  {cells}")
+    if show_matrix:
+        click.echo("stage game: A's value when A bids the row card and B the column card")
+        for line in matrix_text(stage_game(res)):
+            click.echo(f"  {line}")
 
 
 @cli.command()
@@ -397,7 +415,8 @@ def _dist(strategy) -> str:
 @click.option("--tol", type=click.FloatRange(min=0.0), default=VALUE_TOL,
               help=f"largest residual and exploitability accepted [{tol_text(VALUE_TOL)}]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def verify(file, sample, seed, tol, as_json):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
+def verify(file, sample, seed, tol, as_json, as_csv):
     """Recompute every stored value from the level below; exit 1 if any is off."""
     from .solution import load
     # a failed checksum is reported, not fatal: the recomputation below is
@@ -408,9 +427,17 @@ def verify(file, sample, seed, tol, as_json):
         if "checksum" not in str(exc):
             raise
         sol, checksum_ok = load(file, check=False), False
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
     res = sol.verify(sample=sample, seed=seed, tol=tol)
     ok = res.ok and checksum_ok
-    if as_json:
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["slots", "states", "sample", "seed", "stage_games", "max_residual",
+                                            "max_exploitability", "tol", "checksum_ok", "ok", "seconds"],
+                            [rules_cells(sol.rules) + [res.slots, res.states, res.sample or "", res.seed,
+                                                       res.stage_games, res.max_residual, res.max_exploitability,
+                                                       tol, checksum_ok, ok, round(res.seconds, 3)]]))
+    elif as_json:
         click.echo(dumps({"rules": sol.rules.to_dict(), **res.to_dict(), "checksum_ok": checksum_ok,
                           "ok": ok, "certifies": _certifies(res)}))
     else:
@@ -492,9 +519,12 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 @click.option("--allow-large", is_flag=True,
               help=f"evaluate decks over {EVAL_MEASURED_MAX_CARDS} cards (unmeasured; may exhaust memory)")
-def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per opponent")
+def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large, as_csv):
     """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
     from .evaluate import evaluate as evaluate_exact, evaluation_steps
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
     rules = _make_rules(cards, tie, objective, order)
     if not evaluation_measured(rules) and not allow_large:
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
@@ -514,12 +544,20 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
     if as_json:
         click.echo(dumps(ev.to_dict()))
         return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["strategy", "versus", "margin", "win", "draw", "loss", "value",
+                                            "game_value", "exploitability", "seconds"],
+                            [rules_cells(rules) + [ev.strategy, who, o.margin, o.win, o.draw, o.loss, o.value,
+                                                   ev.game_value, ev.exploitability, round(ev.seconds, 3)]
+                             for who, o in ((ev.against, ev.vs_opponent), ("best-reply", ev.vs_best_response))]))
+        return
     click.echo(f"rules           {rules.describe()}")
+    z = nozero
     for label, out in ((f"vs {ev.against}", ev.vs_opponent), ("vs best reply", ev.vs_best_response)):
-        click.echo(f"{label:<15} margin {out.margin:+.6f}  win {out.win:.6f}  draw {out.draw:.6f}  "
-                   f"loss {out.loss:.6f}  value {out.value:+.6f}")
-    click.echo(f"game value      {ev.game_value:+.6f}")
-    click.echo(f"exploitability  {ev.exploitability:.6f}")
+        click.echo(f"{label:<15} margin {z(out.margin):+.6f}  win {z(out.win):.6f}  draw {z(out.draw):.6f}  "
+                   f"loss {z(out.loss):.6f}  value {z(out.value):+.6f}")
+    click.echo(f"game value      {z(ev.game_value):+.6f}")
+    click.echo(f"exploitability  {z(ev.exploitability):.6f}")
     click.echo(f"time            {ev.seconds:.2f} s")
 
 
@@ -576,14 +614,25 @@ def main():
 @cli.command()
 @_rules_options(None)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def info(cards, tie, objective, order, as_json):
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")
+@_match_options
+def info(cards, tie, objective, order, as_json, as_csv, match, draw):
     """Project states, stage games, memory and time of a solve, without solving."""
     from .projection import duration, project
-    rules = _make_rules(cards, tie, objective, order)
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+    if rules.match != "single":
+        return _match_info(rules, as_json, as_csv)
     pr = project(rules)
     gib, ram = 2**30, pr.machine_bytes
     if as_json:
         click.echo(dumps(pr.to_dict()))
+        return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["k", "stage_games", "table_bytes"],
+                            [rules_cells(rules) + [lv["k"], lv["stage_games"], lv["table_bytes"]]
+                             for lv in pr.levels]))
         return
     click.echo(f"rules          {rules.describe()}")
     click.echo(f"table entries  {pr.table_entries:,}")
@@ -598,3 +647,32 @@ def info(cards, tie, objective, order, as_json):
         click.echo("verdict        fits on this machine")
     else:
         click.echo(f"verdict        will NOT fit: needs {pr.memory_bytes / gib:.1f} GiB of {ram / gib:.1f} GiB")
+
+
+def _match_info(rules, as_json, as_csv):
+    """``gops info --match``: a match solves whole games in memory, one per match position."""
+    from .projection import duration, project_match
+    pr = project_match(rules)
+    fields = pr.fields()
+    if as_json:
+        click.echo(dumps(pr.to_dict()))
+        return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["match", "draw"] + list(fields),
+                            [rules_cells(rules) + [rules.match, rules.draw if rules.best_of else ""]
+                             + list(fields.values())]))
+        return
+    gib, least = 2**30, pr.lower_bound
+    more = " (at least: replayed draws solve uneven positions several times)" if least else ""
+    click.echo(f"rules          {rules.describe()}")
+    click.echo(f"games solved   {pr.games_solved}{' at least' if least else ''}")
+    click.echo(f"stage games    {pr.stage_games:,}{more}")
+    click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB, every game held in memory "
+               f"(this machine: {pr.machine_bytes / gib:.1f} GiB)")
+    click.echo(f"time           about {duration(pr.seconds)} on 2 cores{' or more' if least else ''}")
+    click.echo("verdict        fits on this machine" if pr.fits else
+               f"verdict        will NOT fit: needs {pr.memory_bytes / gib:.1f} GiB of {pr.machine_bytes / gib:.1f} GiB")
+
+
+from .cli_export import export as _export  # noqa: E402  (its own module: one concern each)
+cli.add_command(_export)

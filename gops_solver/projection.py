@@ -140,3 +140,53 @@ def duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+@dataclass
+class MatchProjection:
+    """Projected cost of solving a match (session or best-of): every game held in memory.
+
+    Attributes
+    ----------
+    rules : Rules
+    games_solved : int
+        Whole games the match solve runs (one per distinct match position).
+    stage_games : int
+    memory_bytes : int
+    seconds : float
+    lower_bound : bool
+        True when replayed draws make the figures a lower bound.
+    machine_bytes : int
+    """
+
+    rules: Rules
+    games_solved: int
+    stage_games: int
+    memory_bytes: int
+    seconds: float
+    lower_bound: bool
+    machine_bytes: int
+
+    @property
+    def fits(self) -> bool:
+        """Whether every game of the match fits in this machine's memory."""
+        return self.memory_bytes <= FIT_SHARE * self.machine_bytes
+
+    def fields(self) -> dict:
+        """The figures, in the order ``gops info --match`` prints them."""
+        return {"games_solved": self.games_solved, "stage_games": self.stage_games,
+                "memory_bytes": self.memory_bytes, "projected_seconds": self.seconds,
+                "lower_bound": self.lower_bound, "machine_memory_bytes": self.machine_bytes, "fits": self.fits}
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (the form ``gops info --match ... --json`` prints)."""
+        return {"rules": self.rules.to_dict(), **self.fields()}
+
+
+def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjection:
+    """Project the cost of solving the match ``rules`` (see :class:`MatchProjection`)."""
+    from .matchwork import match_work
+    w = match_work(rules)
+    ram = machine_memory() if machine_bytes is None else int(machine_bytes)
+    return MatchProjection(rules, w["games_solved"], w["total_games"], w["total_bytes"] + OVERHEAD_BYTES,
+                           w["total_games"] / GAMES_PER_SECOND[rules.objective], bool(w["lower_bound"]), ram)

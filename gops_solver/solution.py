@@ -145,6 +145,21 @@ class Solution:
         r = query_state(rules, st2, space, tables, backend)
         return QueryResult(-r.value, r.strategy_b, r.strategy_a, -r.matrix.T, st, r.classes_b, r.classes_a, -r.offset)
 
+    def to_frame(self, rounds=None, level=None, max_rows=None):
+        """The equilibrium at every reachable decision state of the first ``rounds`` rounds.
+
+        One row per state: ``round``, ``k``, ``hand_a``, ``hand_b``, ``pot``,
+        ``prizes``, ``diff``, ``value`` and the strategies ``a_1..a_n``,
+        ``b_1..b_n``; the same rows as ``gops export``. See
+        :func:`gops_solver.export.to_frame` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from .export import DEFAULT_MAX_ROWS, to_frame
+        return to_frame(self, rounds, level, DEFAULT_MAX_ROWS if max_rows is None else max_rows)
+
     def verify(self, sample=None, seed=0, tol=VALUE_TOL):
         """Recompute stored values from the level below and certify the stage strategies.
 
