@@ -62,14 +62,6 @@ def test_two_card_carry_position_by_hand():
     assert highs_stage([[1, 1], [-1, 2]]).value == pytest.approx(1.0)
 
 
-def test_query_strategies_are_distributions_over_the_hand(sol5):
-    q = sol5.query("1,3,5", "2,3,4", 5, "1,4")
-    for strat, hand in ((q.strategy_a, {1, 3, 5}), (q.strategy_b, {2, 3, 4})):
-        assert set(strat) == hand
-        assert all(p >= -1e-12 for p in strat.values())
-        assert sum(strat.values()) == pytest.approx(1.0, abs=1e-12)
-
-
 def test_highs_backend_agrees():
     a = solve(Rules(4, "carry", "win", "ascending"))
     b = solve(Rules(4, "carry", "win", "ascending"), stage_solver="highs")
@@ -77,13 +69,6 @@ def test_highs_backend_agrees():
         assert np.allclose(np.nan_to_num(ta, nan=99), np.nan_to_num(tb, nan=99), atol=1e-9, rtol=0)
     q = a.query([1, 2], [2, 3], 3, [4], stage_solver="highs")
     assert q.value == pytest.approx(a.query([1, 2], [2, 3], 3, [4]).value, abs=1e-9)
-
-
-def test_query_without_tables_matches_full_solution(sol5):
-    from gops_solver.rules import validate_state
-    from gops_solver.solution import query_state
-    st = validate_state(sol5.rules, (1, 2, 5), (2, 3, 4), 7, (1, 4), 0)
-    assert query_state(sol5.rules, st).value == pytest.approx(sol5.query((1, 2, 5), (2, 3, 4), 7, (1, 4)).value, abs=1e-9)
 
 
 def test_save_load_round_trip(tmp_path, sol5):
@@ -128,20 +113,3 @@ def test_save_never_leaves_a_half_written_file(tmp_path, sol5):
     sol5.save(path)
     assert load(path).rules == sol5.rules
     assert [f for f in os.listdir(tmp_path) if f.startswith(".gops-")] == []
-
-
-@pytest.mark.parametrize("bad, msg", [
-    (dict(hand_a=[1, 9], hand_b=[1, 2], pot=3, prizes=[4]), "outside 1..5"),
-    (dict(hand_a=[1, 1], hand_b=[1, 2], pot=3, prizes=[4]), "twice"),
-    (dict(hand_a=[1, 2], hand_b=[1], pot=3, prizes=[4]), "differ in size"),
-    (dict(hand_a=[], hand_b=[], pot=3, prizes=[]), "empty"),
-    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=3, prizes=[4, 4]), "twice"),
-    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=3, prizes=[4, 5]), "exactly 1"),
-    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=0, prizes=[4]), "pot 0 is impossible"),
-    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=12, prizes=[4]), "between 1 and 11"),
-    (dict(hand_a=[1, 2], hand_b=[1, 2], pot=3, prizes=[4], diff=9), "unreachable"),
-    (dict(hand_a=["Z"], hand_b=[1], pot=3, prizes=[]), "unknown card"),
-])
-def test_query_validation(sol5, bad, msg):
-    with pytest.raises(ValueError, match=msg):
-        sol5.query(**bad)

@@ -140,3 +140,20 @@ def test_cli_verify_ok_and_errors(tmp_path):
         bad = run(*args)
         assert bad.exit_code == 2
         assert bad.output.count("\n") == 1 and bad.output.startswith("error:")
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("rules", [Rules(3, "carry", "win"), Rules(4, "discard", "points", "descending")])
+def test_small_solutions_verify_and_a_changed_value_is_caught(rules):
+    # small enough for the NUMBA_DISABLE_JIT pass: the verify kernel as plain Python
+    from gops_solver.verify import verify_tables
+    sol = solve(rules)
+    assert sol.verify().ok
+    tables = [np.array(t) for t in sol.tables]
+    k = 2
+    f = int(np.flatnonzero(~np.isnan(tables[k]))[0])
+    tables[k][f] += 1e-3
+    res = verify_tables(sol.space, tables)
+    assert not res.ok
+    assert res.worst["level"] == k and res.worst["slot"] == f
+    assert res.max_residual == pytest.approx(1e-3, rel=1e-6)
