@@ -282,7 +282,6 @@ def test_best_of_match_positions_are_served(live):
 
 def test_sub_game_solve_reports_progress():
     seen = []
-    rules = Rules(8)
     answer_query("1,2,3,5,6,8", "2,3,4,5,7,8", 7, "1,4,5,6,8", 0, cards=8,
                  progress=lambda level, games, done=False: seen.append((level, games)))
     assert sorted({lv for lv, _ in seen}) == list(range(1, 6))  # every level of the 6-card sub-game
@@ -294,7 +293,6 @@ def test_sub_game_solve_reports_progress():
     assert snap[0]["level"] == 3 and snap[0]["games"] == 120 and snap[0]["levels"] == 5
     jobs.finish(j)
     assert jobs.snapshot() == []
-    del rules
 
 
 def _free_port():

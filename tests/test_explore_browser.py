@@ -43,15 +43,12 @@ def chrome(user_dir):
     return webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    path = tmp_path_factory.mktemp("sol") / "c6.gops"
-    solve(Rules(6)).save(path)
+def serve(explorer):
+    """Run the explorer's app on a free port in a thread; yield its base address."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(Explorer(load(path), str(path))), host="127.0.0.1",
-                                        port=port, log_level="warning"))
+    srv = uvicorn.Server(uvicorn.Config(create_app(explorer), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     t0 = time.time()
@@ -61,6 +58,19 @@ def server(tmp_path_factory):
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sol") / "c6.gops"
+    solve(Rules(6)).save(path)
+    yield from serve(Explorer(load(path), str(path)))
+
+
+@pytest.fixture(scope="module")
+def live_server():
+    """No stored solution: every position's sub-game is solved on request."""
+    yield from serve(Explorer(rules=Rules(9)))
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +211,23 @@ def test_other_rules_than_the_stored_ones_show_the_cli_message(server, browser):
     assert err.value.code == 400
     assert browser.find_element(By.ID, "error").text == json.loads(err.value.read())["error"]
     assert "holds a solution for n=6 tie=carry" in browser.find_element(By.ID, "error").text
+
+
+def test_live_sub_game_solve_shows_its_progress(live_server, browser):
+    # the opening of the 9-card game: its sub-game (8 levels, about 4 million stage games) takes seconds
+    full = ",".join(map(str, range(1, 10)))
+    params = {"cards": "9", "hand_a": full, "hand_b": full, "pot": "5", "prizes": "1,2,3,4,6,7,8,9", "diff": "0"}
+    browser.get(f"{live_server}/?{urlencode(params)}")
+    texts = set()
+    t0 = time.time()
+    while browser.find_element(By.TAG_NAME, "body").get_attribute("data-state") not in ("ready", "error"):
+        assert time.time() - t0 < 10 * WAIT
+        busy = browser.find_element(By.ID, "busy")
+        if busy.is_displayed():
+            texts.add(browser.find_element(By.ID, "busy-text").text)
+        time.sleep(0.02)
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready"
+    progress = [t for t in texts if t.startswith("solving the sub-game below this position (9 cards): level")]
+    assert progress, texts  # the page showed the server's progress while it solved
+    assert not browser.find_element(By.ID, "busy").is_displayed()
+    assert shown_value(browser) == api(live_server, "/api/query", params)["value"]

@@ -171,7 +171,7 @@ function busyWhile(promise, what) {
     document.body.dataset.state = "busy";
     $("busy").hidden = false;
     $("busy-text").textContent = what;
-    poll = setInterval(async () => {
+    const ask = async () => {
       try {
         const { jobs } = await getJSON("/api/progress");
         if (!done && jobs.length) {
@@ -180,7 +180,9 @@ function busyWhile(promise, what) {
             `${j.games.toLocaleString("en")} stage games, ${j.seconds.toFixed(1)} s`;
         }
       } catch (e) { /* the next poll tries again */ }
-    }, 250);
+    };
+    ask();
+    poll = setInterval(ask, 250);
   }, 120);
   const stop = () => { done = true; clearTimeout(show); if (poll) clearInterval(poll); $("busy").hidden = true; };
   return promise.finally(stop);
