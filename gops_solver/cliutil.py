@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import math
 import sys
 import warnings
 
 from .jsonout import dumps  # every --json output goes through it
+from .rules import parse_match_score  # noqa: F401  (re-exported: the CLI's parsers in one place)
 
 __all__ = ["dumps", "exit_code_of", "parse_match_score", "show_warnings_as_lines"]
 
 
 def exit_code_of(exc: BaseException) -> int:
-    """130 for Ctrl-C, 143 for SIGTERM (see :mod:`~.entry`)."""
-    from .entry import Terminated
+    """130 for Ctrl-C, 143 for SIGTERM (see :mod:`~.entry`, :mod:`~.signals`)."""
+    from .signals import Terminated
     return 143 if isinstance(exc, Terminated) else 130
 
 
@@ -33,31 +33,3 @@ def show_warnings_as_lines() -> None:
 
     show.gops_lines = True
     warnings.showwarning = show
-
-
-def parse_match_score(text):
-    """``-4`` (a session total) or ``1-0`` / ``1.5-0.5`` (best-of games won); None when absent.
-
-    Raises
-    ------
-    ValueError
-        Naming ``--match-score`` and the forms it takes (also for inf and nan).
-    """
-    if text is None:
-        return None
-    t = text.strip()
-    if "-" in t.lstrip("-+"):
-        a, b = t.lstrip("+").rsplit("-", 1) if not t.startswith("-") else (None, None)
-        if a is None:
-            raise ValueError(f"--match-score {text!r}: write a session total like -4 or games won like 1-0")
-        try:
-            pair = float(a), float(b)
-        except ValueError:
-            raise ValueError(f"--match-score {text!r}: write games won like 1-0 or 1.5-0.5") from None
-        if not all(math.isfinite(v) for v in pair):
-            raise ValueError(f"--match-score {text!r}: games won must be finite numbers, like 1-0 or 1.5-0.5")
-        return pair
-    try:
-        return int(t)
-    except ValueError:
-        raise ValueError(f"--match-score {text!r}: write a session total like -4 or games won like 1-0") from None

@@ -52,3 +52,7 @@ def tol_text(tol: float) -> str:
     """A tolerance as people write it, for messages: ``1e-09`` -> ``"1e-9"``."""
     mant, _, exp = f"{tol:g}".partition("e")
     return f"{mant}e{int(exp)}" if exp else mant
+
+#: a value this close to 0 is a rounding residue of the solver (its results are exact to
+#: about 1e-13 at n = 13), so text output prints 0 rather than, say, -3.33e-16
+ZERO_PRINT_TOL = 1e-12

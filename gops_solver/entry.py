@@ -8,9 +8,7 @@ nothing of the package until the handlers are in place.
 import signal
 import sys
 
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so every cleanup path (temporary files, locks) runs."""
+from .signals import Terminated  # imports nothing else
 
 
 def _on_sigterm(signum, frame):

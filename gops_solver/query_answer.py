@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import parse_cards
-from .cliutil import parse_match_score
 from .constants import MAX_CARDS
 from .jsonout import dumps
 from .query import QueryResult, query_state
-from .rules import DecisionState, Rules, rules_from_options, validate_state, with_options
+from .rules import DecisionState, Rules, parse_match_score, rules_from_options, validate_state, with_options
 from .solution import Solution, solve
 
 

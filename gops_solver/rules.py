@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .cards import parse_cards
@@ -304,3 +305,31 @@ def with_options(rules: Rules, **options) -> Rules | None:
     """``rules`` (a solution file's) changed by the rule options given; None when none was given."""
     given = {k: v for k, v in options.items() if v is not None}
     return Rules(**{**rules.to_dict(), **given}) if given else None
+
+
+def parse_match_score(text):
+    """``-4`` (a session total) or ``1-0`` / ``1.5-0.5`` (best-of games won); None when absent.
+
+    Raises
+    ------
+    ValueError
+        Naming ``--match-score`` and the forms it takes (also for inf and nan).
+    """
+    if text is None:
+        return None
+    t = text.strip()
+    if "-" in t.lstrip("-+"):
+        a, b = t.lstrip("+").rsplit("-", 1) if not t.startswith("-") else (None, None)
+        if a is None:
+            raise ValueError(f"--match-score {text!r}: write a session total like -4 or games won like 1-0")
+        try:
+            pair = float(a), float(b)
+        except ValueError:
+            raise ValueError(f"--match-score {text!r}: write games won like 1-0 or 1.5-0.5") from None
+        if not all(math.isfinite(v) for v in pair):
+            raise ValueError(f"--match-score {text!r}: games won must be finite numbers, like 1-0 or 1.5-0.5")
+        return pair
+    try:
+        return int(t)
+    except ValueError:
+        raise ValueError(f"--match-score {text!r}: write a session total like -4 or games won like 1-0") from None

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-#: a value this close to 0 is a rounding residue of the solver (its results are exact to
-#: about 1e-13 at n = 13), so text output prints 0 rather than, say, -3.33e-16
-ZERO_PRINT_TOL = 1e-12
+from .constants import ZERO_PRINT_TOL
 
 
 def nozero(x: float) -> float:
