@@ -8,18 +8,19 @@
 
 __version__ = "0.1.0"
 
-from .rules import Rules, DecisionState, validate_state  # noqa: E402
-
-_LAZY = {"Solution", "QueryResult", "solve", "load", "projected_work"}
+_LAZY = {"Rules": "rules", "DecisionState": "rules", "validate_state": "rules",
+         "Solution": "solution", "QueryResult": "solution", "solve": "solution", "load": "solution",
+         "projected_work": "solution"}
 
 
 def __getattr__(name):
-    # the solver pulls in numba (seconds to import): only when it is used, so the
-    # command line can install its signal handlers first (see gops_solver.entry)
+    # imported when first used: the solver pulls in numba (seconds), and the command
+    # line must install its signal handlers before anything slow (see gops_solver.entry)
     if name in _LAZY:
-        from . import solution
-        return getattr(solution, name)
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'gops_solver' has no attribute {name!r}")
+
 
 __all__ = ["Rules", "DecisionState", "validate_state", "Solution", "QueryResult", "solve", "load",
            "projected_work", "__version__"]

@@ -469,13 +469,15 @@ def make_strategy(spec, solution=None) -> Strategy:
     if ":" in spec:
         mod, _, attr = spec.strip().partition(":")
         try:
-            func = getattr(importlib.import_module(mod), attr)
+            module = importlib.import_module(mod)
         except ImportError as exc:
             raise ValueError(f"cannot import module {mod!r} of strategy {spec}: {exc}; "
                              f"put it on PYTHONPATH") from None
         except (Exception, SystemExit) as exc:  # the module's own code failed (a syntax error, a raise, exit)
             raise ValueError(f"importing module {mod!r} of strategy {spec} failed: {type(exc).__name__}: {exc}; "
                              f"fix the module") from None
+        try:
+            func = getattr(module, attr)
         except AttributeError:
             raise ValueError(f"module {mod!r} has no function {attr!r}: give module:function") from None
         if not callable(func):
