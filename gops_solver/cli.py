@@ -700,7 +700,8 @@ def _match_info(rules, as_json, as_csv):
     click.echo(f"rules          {rules.describe()}")
     click.echo(f"games solved   {w['games_solved']}{' at least' if w['lower_bound'] else ''}")
     click.echo(f"stage games    {w['total_games']:,}{more}")
-    click.echo(f"memory         {need / 2**30:.2f} GiB, every game held in memory (this machine: {ram / 2**30:.1f} GiB)")
+    click.echo(f"memory         {need / 2**30:.2f} GiB, every game held in memory "
+               f"(this machine: {ram / 2**30:.1f} GiB)")
     click.echo(f"time           about {_duration(seconds)} on 2 cores{' or more' if w['lower_bound'] else ''}")
     click.echo("verdict        fits on this machine" if fits else
                f"verdict        will NOT fit: needs {need / 2**30:.1f} GiB of {ram / 2**30:.1f} GiB")
