@@ -166,7 +166,6 @@ def test_cli_export_from_a_solution_file(tmp_path):
     (["-n", "13", "--rounds", "1"], "solve it once with gops solve --out"),
 ])
 def test_cli_export_bad_input_is_one_line_and_status_2(tmp_path, args, message):
-    from gops_solver.cli import main  # noqa: F401  (the group's error handling is in cli.main)
     import subprocess
     import sys
     out = tmp_path / "x.csv"

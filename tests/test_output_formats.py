@@ -92,6 +92,6 @@ def test_shell_completion_completes_commands_and_options():
                          capture_output=True, text=True).stdout
     assert "plain,--matrix" in out.splitlines()
     env = {**os.environ, "_GOPS_COMPLETE": "bash_source"}
-    script = subprocess.run([sys.executable, "-c", "from gops_solver.cli import cli; cli.main(prog_name='gops')"], env=env,
-                            capture_output=True, text=True).stdout
+    script = subprocess.run([sys.executable, "-c", "from gops_solver.cli import cli; cli.main(prog_name='gops')"],
+                            env=env, capture_output=True, text=True).stdout
     assert "complete -o nosort -F" in script
