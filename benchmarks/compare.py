@@ -54,7 +54,11 @@ def compare(old: str, new: str, case: str, runs: int) -> dict:
     _, args = CASES[case]
     run_once(old, args)  # warm-up: numba's cache, the OS's file cache
     run_once(new, args)
-    pairs = [(run_once(old, args), run_once(new, args)) for _ in range(runs)]
+    pairs = []
+    for i in range(runs):
+        pairs.append((run_once(old, args), run_once(new, args)))
+        print(f"{case} pair {i + 1}/{runs}: old {pairs[-1][0]['wall']:.2f} s, new {pairs[-1][1]['wall']:.2f} s",
+              file=sys.stderr, flush=True)
 
     def med(side, key):
         return statistics.median(p[side][key] for p in pairs)

@@ -5,6 +5,10 @@ Every kernel that needs a state's stage game -- the induction
 (:mod:`~.strategies`) and queries (:mod:`~.query`) -- builds it here, with
 :func:`stage_matrix`, from the values of level ``k - 1``.
 
+The small readers here are inlined into their callers (``inline="always"``):
+a call that passes named tuples of arrays costs a reference count per array,
+which per stage-game cell would slow the induction down.
+
 What travels into the kernels is three named tuples of arrays:
 
 :class:`GameAxes`
@@ -151,7 +155,7 @@ def level_table(space, k: int, R) -> LevelTable:
 # kernels
 # ---------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def read_value(table, h, s, c, d):
     """``R[h, s, c, d]`` of a :class:`LevelTable` (NaN outside the stored space).
 
@@ -170,7 +174,7 @@ def read_value(table, h, s, c, d):
     return sign * table.R[table.offset[p] + (s * nc + c) * nd + d + table.dmax]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_entry(game, prev, k, o, pot, d, ci, s_prev, sum_prev, succ):
     """Value for A of one cell of a stage game at level ``k``: the bids' outcome ``o`` is known.
 
@@ -219,7 +223,7 @@ def stage_structure(tokens, u, lut, lut_off):
     return Stage(na, nb, succ, outc)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stage_matrix(game, prev, k, stage, pot, d, ci, s_prev, sum_prev, M):
     """THE stage game of a decision state, read from level ``k - 1`` into ``M``.
 
@@ -246,7 +250,7 @@ def stage_matrix(game, prev, k, stage, pot, d, ci, s_prev, sum_prev, M):
     return complete
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reveal(game, level, q, mask):
     """The ``q``-th possible reveal at ``level``: ``(prize, s_prev, sum_prev)``; prize 0 if there is none.
 
@@ -262,13 +266,13 @@ def reveal(game, level, q, mask):
     return level.seq_next, 0, level.hidden_sum - level.seq_next
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reveals(game):
     """How many reveals :func:`reveal` is asked for at each level."""
     return len(game.values) if game.random_order else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_symmetric(tokens, u):
     """True when exchanging the players leaves the pattern unchanged (all tokens shared)."""
     for t in range(u):
