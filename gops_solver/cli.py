@@ -9,6 +9,7 @@ import click
 
 from . import __version__
 from .cards import format_card, format_cards, parse_cards
+from .cli_variants import variant_options
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, Rules, validate_state
 
 _PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
@@ -100,6 +101,7 @@ def _progress_bar(total, quiet):
 
 
 @cli.command()
+@variant_options("solve")
 @_rules_options(None)
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None, help="save the solution to FILE")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -154,6 +156,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, quie
 
 
 @cli.command()
+@variant_options("query", row=True)
 @click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
               help="a file written by gops solve --out (otherwise only this state's sub-game is solved)")
 @_rules_options(13)
@@ -212,6 +215,7 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 
 
 @cli.command()
+@variant_options("play")
 @_rules_options(None)
 @click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
               help="a file written by gops solve --out (its rules are played)")
@@ -413,6 +417,7 @@ def _parse_match_score(text):
 
 
 @cli.command()
+@variant_options("verify", options=False)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
@@ -514,6 +519,7 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 
 
 @cli.command()
+@variant_options("evaluate", supported=False)
 @click.option("--strategy", required=True, metavar="S", help=_STRATEGY_HELP)
 @click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
 @_game_options
@@ -553,6 +559,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 
 
 @cli.command()
+@variant_options("simulate", supported=False)
 @click.option("--a", "strat_a", required=True, metavar="S1", help="seat A: " + _STRATEGY_HELP)
 @click.option("--b", "strat_b", required=True, metavar="S2", help="seat B")
 @click.option("--games", required=True, type=click.IntRange(min=1), metavar="G", help="games to play")
@@ -596,6 +603,7 @@ _GAMES_PER_SECOND = {"points": 2.5e6, "win": 2.5e6}
 
 
 @cli.command()
+@variant_options("info", match=True)
 @_rules_options(None)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def info(cards, tie, objective, order, as_json):

@@ -348,6 +348,9 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
         Missing, truncated or corrupted file, or a file for other rules.
     """
     path = os.fspath(path)
+    from .variants.solution import is_variant_file, load_variant
+    if is_variant_file(path):
+        return load_variant(path, rules, check)
     try:
         fh = open(path, "rb")
     except OSError as exc:
@@ -426,6 +429,9 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     _check_backend(stage_solver)
     if resume and out is None:
         raise ValueError("resume needs out=PATH: checkpoints live beside the output file")
+    if not rules.classic:  # the variants of 002 (gops_solver.variants)
+        from .variants import dispatch
+        return dispatch.solve(rules, progress=progress, stage_solver=stage_solver, out=out)
     t0 = time.perf_counter()
     if rules.match != "single" and not (rules.match == "session" and rules.objective == "points"):
         return _solve_match(rules, progress, stage_solver, out, t0)
