@@ -17,8 +17,9 @@ import click
 from .cards import format_card, format_cards, parse_cards
 from .rules import TIEBREAKS, Rules
 
-#: measured stage-game cells per second of the variant kernel on 2 cores (README "Variants")
-CELLS_PER_SECOND = 2.0e8
+#: stage-game cells per second of the variant kernel on 2 cores: two-card n = 8 points took 9.0 CPU
+#: seconds for 7.2e7 cells (benchmarks/variants.py), 8e6 per core-second
+CELLS_PER_SECOND = 1.6e7
 
 
 def _is_variant_file(path) -> bool:
