@@ -76,7 +76,7 @@ def test_against_naive(case, tie, objective, order):
     game = naive_game(rules)
     assert sol.value == pytest.approx(game.start(), abs=TOL)
     rng = random.Random(hash((tie, objective, str(order), n)) & 0xFFFF)
-    for _ in range(12):
+    for _ in range(8):
         st = random_state(game, rng)
         res = sol.query(**query_args(rules, st))
         assert res.value == pytest.approx(game.decision(*st), abs=TOL), st
@@ -227,13 +227,14 @@ def test_bad_rules(kw, msg):
 
 def test_save_load_verify(tmp_path):
     from gops_solver import load
-    rules = Rules(n=5, open_prizes=2, objective="win")
+    rules = Rules(n=3, open_prizes=2, objective="win")
     sol = solve(rules)
     path = tmp_path / "v.gops"
     sol.save(path)
     back = load(path)
     assert back.rules == rules and back.value == sol.value
-    args = dict(hand_a=[1, 4, 5], hand_b=[2, 3, 5], pot=1, prizes=[2], row=[4, 5], diff=-1)
+    # round 2: the 1 tied in round 1 and joined the pot, the 2 filled the row
+    args = dict(hand_a=[1, 3], hand_b=[2, 3], pot=1, prizes=[], row=[2, 3], diff=0)
     assert back.query(**args).value == sol.query(**args).value
     v = back.verify()
     assert v.ok and v.checked == back.states and v.max_residual <= 1e-9
@@ -250,3 +251,16 @@ def test_verify_catches_a_wrong_value():
     sol.tables[1] = sol.tables[1].copy()
     sol.tables[1][0, 0, 0] += 1e-6
     assert not sol.verify().ok
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_two_card_bids_with_open_prizes(objective):
+    # the two variants combine: pairs are bid and the winner picks from the row
+    rules = Rules(n=4, bid_cards=2, open_prizes=2, objective=objective)
+    sol = solve(rules)
+    game = naive_game(rules)
+    assert sol.value == pytest.approx(game.start(), abs=TOL)
+    rng = random.Random(3)
+    for _ in range(8):
+        st = random_state(game, rng)
+        assert sol.query(**query_args(rules, st)).value == pytest.approx(game.decision(*st), abs=TOL)
