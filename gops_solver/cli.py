@@ -9,6 +9,7 @@ import click
 from . import __version__
 from .cliutil import exit_code_of, dumps, show_warnings_as_lines
 from .cards import format_card, format_cards, parse_cards
+from .cli_variants import variant_options
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
 from .csvout import RULES_HEADER, csv_text, rules_cells
 from .opening import opening, opening_text
@@ -116,6 +117,7 @@ def _progress_bar(total, quiet):
 
 
 @cli.command()
+@variant_options("solve")
 @_rules_options(None)
 @click.option("--out", "-o", type=click.Path(dir_okay=False), default=None, help="save the solution to FILE")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -181,6 +183,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
 
 
 @cli.command()
+@variant_options("query", row=True)
 @_solution_option("a file written by gops solve --out (otherwise only this state's sub-game is solved)")
 @_rules_options(MAX_CARDS)
 @click.option("--hand-a", required=True, help="A's cards, e.g. 1,3,5 or A,J,K")
@@ -224,6 +227,7 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
 
 
 @cli.command()
+@variant_options("play")
 @_rules_options(None)
 @_solution_option("a file written by gops solve --out (its rules are played)")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
@@ -408,6 +412,7 @@ def _dist(strategy) -> str:
 
 
 @cli.command()
+@variant_options("verify", options=False)
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
@@ -512,6 +517,7 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 
 
 @cli.command()
+@variant_options("evaluate", supported=False)
 @click.option("--strategy", required=True, metavar="S", help=_STRATEGY_HELP)
 @click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
 @_game_options
@@ -562,6 +568,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 
 
 @cli.command()
+@variant_options("simulate", supported=False)
 @click.option("--a", "strat_a", required=True, metavar="S1", help="seat A: " + _STRATEGY_HELP)
 @click.option("--b", "strat_b", required=True, metavar="S2", help="seat B")
 @click.option("--games", required=True, type=click.IntRange(min=1), metavar="G", help="games to play")
@@ -612,6 +619,7 @@ def main():
 
 
 @cli.command()
+@variant_options("info")
 @_rules_options(None)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")

@@ -13,6 +13,8 @@ OBJECTIVES = ("points", "win")
 NAMED_ORDERS = ("random", "ascending", "descending")
 MATCHES = ("single", "session", "best-of-3", "best-of-5")
 DRAWS = ("replay", "half")
+TIEBREAKS = ("share", "extra-game", "total-score")
+BID_CARDS = (1, 2)
 #: games in a session (document 000)
 SESSION_GAMES = 3
 
@@ -44,6 +46,16 @@ class Rules:
         Best-of matches: a drawn game is replayed (the match score stays), or
         counts half a game to each player (at most N games; equal match
         scores after N games draw the match).
+    bid_cards : {1, 2}
+        Cards each player bids per round; 2: the sum of a pair bids
+        (RULES.md "Two-card bids").
+    open_prizes : int
+        Prizes face up in the row, 1..n; 1 is the classic game (RULES.md
+        "Open prizes").
+    tiebreak : {"share", "extra-game", "total-score"}
+        How a best-of match that ends level (``draw="half"``) is settled
+        (RULES.md "Match tiebreak"); anything but ``share`` needs a best-of
+        match with ``draw="half"``.
 
     Raises
     ------
@@ -57,6 +69,9 @@ class Rules:
     order: object = "random"
     match: str = "single"
     draw: str = "replay"
+    bid_cards: int = 1
+    open_prizes: int = 1
+    tiebreak: str = "share"
     sequence: tuple | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -117,6 +132,39 @@ class Rules:
             raise ValueError("with n=1 every game is a draw, so a replayed draw never ends: use draw half or n >= 2")
         object.__setattr__(self, "match", match)
         object.__setattr__(self, "draw", draw if match.startswith("best-of") else "replay")
+        self._check_variants()
+
+    def _check_variants(self):
+        """Validate ``bid_cards``, ``open_prizes`` and ``tiebreak`` (RULES.md "Variants of 002")."""
+        bid = self.bid_cards
+        if isinstance(bid, bool) or str(bid).strip() not in ("1", "2"):
+            raise ValueError(f"bid_cards={bid!r} is not allowed: each player bids 1 or 2 cards a round")
+        m = self.open_prizes
+        try:
+            m_int = int(str(m).strip()) if not isinstance(m, bool) else None
+        except ValueError:
+            m_int = None
+        if m_int is None or not 1 <= m_int <= self.n:
+            raise ValueError(f"open_prizes={m!r} is outside 1..{self.n}: the row holds 1..n prizes (1 is the classic game)")
+        tiebreak = str(self.tiebreak).lower()
+        if tiebreak not in TIEBREAKS:
+            raise ValueError(f"unknown tiebreak {self.tiebreak!r}: use one of {', '.join(TIEBREAKS)}")
+        if tiebreak != "share" and not self.match.startswith("best-of"):
+            raise ValueError(f"tiebreak {tiebreak} settles a level best-of match: use match best-of-3 or best-of-5")
+        if tiebreak != "share" and self.draw != "half":
+            raise ValueError(f"tiebreak {tiebreak} settles a level match, and with replayed draws a best-of "
+                             f"match never ends level: use draw half")
+        if (int(bid) != 1 or m_int != 1) and self.match != "single":
+            raise ValueError("matches of the two-card and open-prize variants are not supported: "
+                             "use match single with bid_cards/open_prizes, or the classic game in a match")
+        object.__setattr__(self, "bid_cards", int(bid))
+        object.__setattr__(self, "open_prizes", m_int)
+        object.__setattr__(self, "tiebreak", tiebreak)
+
+    @property
+    def classic(self) -> bool:
+        """True for the classic game and its match formats (one-card bids, one open prize, shared ties)."""
+        return self.bid_cards == 1 and self.open_prizes == 1 and self.tiebreak == "share"
 
     @property
     def random_order(self) -> bool:
@@ -145,18 +193,30 @@ class Rules:
             out["match"] = self.match
         if self.best_of:
             out["draw"] = self.draw
+        # the variants' keys only when set, so classic files and JSON stay as they were
+        if self.bid_cards != 1:
+            out["bid_cards"] = self.bid_cards
+        if self.open_prizes != 1:
+            out["open_prizes"] = self.open_prizes
+        if self.tiebreak != "share":
+            out["tiebreak"] = self.tiebreak
         return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Rules":
         """Inverse of :meth:`to_dict`."""
         return cls(n=int(data["n"]), tie=data["tie"], objective=data["objective"], order=data["order"],
-                   match=data.get("match", "single"), draw=data.get("draw", "replay"))
+                   match=data.get("match", "single"), draw=data.get("draw", "replay"),
+                   bid_cards=data.get("bid_cards", 1), open_prizes=data.get("open_prizes", 1),
+                   tiebreak=data.get("tiebreak", "share"))
 
     def describe(self) -> str:
         """One line for people: ``n=8 tie=carry objective=points order=random`` (+ the match format)."""
         extra = f" match={self.match}" if self.match != "single" else ""
         extra += f" draw={self.draw}" if self.best_of else ""
+        extra += f" bid_cards={self.bid_cards}" if self.bid_cards != 1 else ""
+        extra += f" open_prizes={self.open_prizes}" if self.open_prizes != 1 else ""
+        extra += f" tiebreak={self.tiebreak}" if self.tiebreak != "share" else ""
         return f"n={self.n} tie={self.tie} objective={self.objective} order={self.order_name}{extra}"
 
 
@@ -272,7 +332,7 @@ def _whole(value, name) -> int:
 
 
 def rules_from_options(cards=None, tie=None, objective=None, order=None, match=None, draw=None,
-                       cards_default=None) -> Rules:
+                       cards_default=None, bid_cards=None, open_prizes=None, tiebreak=None) -> Rules:
     """The :class:`Rules` of the command line's rule options, with their defaults.
 
     The one place the options' defaults are applied, for ``gops`` and the
@@ -281,7 +341,7 @@ def rules_from_options(cards=None, tie=None, objective=None, order=None, match=N
 
     Parameters
     ----------
-    cards, tie, objective, order, match, draw : optional
+    cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak : optional
         The options as given; None where absent.
     cards_default : int, optional
         The deck size when ``cards`` is None; without one, ``cards`` is required.
@@ -298,7 +358,8 @@ def rules_from_options(cards=None, tie=None, objective=None, order=None, match=N
     match = match or "single"
     objective = objective or ("win" if match.startswith("best-of") else "points")
     return Rules(n=cards, tie=tie or "carry", objective=objective, order="random" if order is None else order,
-                 match=match, draw=draw or "replay")
+                 match=match, draw=draw or "replay", bid_cards=1 if bid_cards is None else bid_cards,
+                 open_prizes=1 if open_prizes is None else open_prizes, tiebreak=tiebreak or "share")
 
 
 def with_options(rules: Rules, **options) -> Rules | None:

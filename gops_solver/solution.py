@@ -245,6 +245,9 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
     if rules is not None and not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules object, e.g. load(path, rules=Rules(n=6)), not {type(rules).__name__}")
     path = os.fspath(path)
+    from .variants.solution import is_variant_file, load_variant
+    if is_variant_file(path):
+        return load_variant(path, rules, check)
     header, tables = read_solution(path, check=check)
     try:
         saved_rules = Rules.from_dict(header["rules"])
@@ -304,6 +307,9 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         raise ValueError("resume and restart need out=PATH: checkpoints live beside the output file")
     if resume and restart:
         raise ValueError("choose one of resume (continue the checkpoints) and restart (discard them)")
+    if not rules.classic:  # the variants of 002 (gops_solver.variants)
+        from .variants import dispatch
+        return dispatch.solve(rules, progress=progress, stage_solver=stage_solver, out=out)
     t0 = time.perf_counter()
     if rules.match != "single" and not (rules.match == "session" and rules.objective == "points"):
         return _solve_match(rules, progress, stage_solver, out, t0)

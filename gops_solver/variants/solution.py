@@ -1,0 +1,487 @@
+"""Solve, query, verify, save and load a variant game (two-card bids, open prizes).
+
+Follow a state: :func:`solve_variant` builds the :class:`~.space.VariantSpace`
+of the rules and fills its level tables from the last round back with
+:func:`~.kernel.level_kernel`; :meth:`VariantSolution.query` validates a
+decision state, finds its prize state, builds its stage game over the
+actual bids from the next level's table and solves it again for the
+strategies.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import __version__
+from ..cards import parse_cards
+from ..rules import Rules, _whole
+from ..stage import StageSolveError, solve_matrix_game
+from ..tolerances import VALUE_TOL
+from .kernel import entry, level_kernel
+from .space import HandLevel, PrizeLevel, VariantSpace, bid_size, cards_of, hand_size, mask, rounds, top_sum
+
+MAGIC = b"GOPSVAR\x01"
+FORMAT_VERSION = 1
+_ALIGN = 4096
+
+
+def pair_text(bid) -> str:
+    """A bid as text: ``3+5`` for a pair, ``4`` for a single card."""
+    return "+".join(str(c) for c in bid)
+
+
+@dataclass
+class VariantQueryResult:
+    """Value, optimal bids and the winner's choices at one decision state.
+
+    Attributes
+    ----------
+    value : float
+        Value of the state for A (``points``: expected final margin including
+        ``diff``; ``win``: P(A wins) - P(B wins)).
+    strategy_a, strategy_b : dict
+        Bid -> probability; a bid is the ascending tuple of its cards,
+        ``(3, 5)`` or ``(c,)``.
+    choices : dict
+        ``(bid_a, bid_b) -> prize`` the winner takes from the row (open
+        prizes, decisive bids only; among equally good prizes the largest).
+        Empty with one open prize.
+    matrix : ndarray
+        The stage game, rows A's bids and columns B's in the order of the
+        strategies' keys (in the units of ``value`` less ``offset``).
+    offset : float
+        What ``value`` adds to the stage game's value (``diff`` under points).
+    """
+
+    value: float
+    strategy_a: dict
+    strategy_b: dict
+    choices: dict
+    matrix: np.ndarray = field(repr=False)
+    offset: float = field(repr=False, default=0.0)
+
+    def to_dict(self) -> dict:
+        """JSON-ready form: bids as ``"3+5"``, choices keyed ``"3+5|4+6"``."""
+        return {"value": float(self.value),
+                "strategy_a": {pair_text(b): float(p) for b, p in self.strategy_a.items()},
+                "strategy_b": {pair_text(b): float(p) for b, p in self.strategy_b.items()},
+                "choices": {f"{pair_text(a)}|{pair_text(b)}": int(r) for (a, b), r in self.choices.items()}}
+
+
+@dataclass
+class VariantVerifyResult:
+    """Outcome of :meth:`VariantSolution.verify`."""
+
+    ok: bool
+    checked: int
+    max_residual: float
+    max_exploitability: float
+    worst: dict
+
+
+class VariantSolution:
+    """The solved tables of a variant game.
+
+    Attributes
+    ----------
+    rules : Rules
+    space : VariantSpace
+    tables : list of ndarray
+        ``tables[t]`` has shape ``space.shape(t)``; the last is the end payoff.
+    value : float
+        Value of the game at its start.
+    states : int
+        Table entries (positions before a fill, by hand class).
+    stage_games, seconds
+        Work and wall time of the solve.
+    """
+
+    def __init__(self, rules, space, tables, stage_games=0, seconds=0.0, stage_solver="numba"):
+        self.rules, self.space, self.tables = rules, space, tables
+        self.stage_games, self.seconds, self.stage_solver = int(stage_games), float(seconds), stage_solver
+        self.states = int(sum(space.size(t) for t in range(space.R)))
+        self.match = None
+
+    @property
+    def value(self) -> float:
+        return self.start_value(0)
+
+    def start_value(self, d: int) -> float:
+        """Value at the start from score difference ``d`` (win; 0 under points)."""
+        sp = self.space
+        lim = sp.lim[0]
+        i = min(max(d + lim, 0), 2 * lim) if sp.win else 0
+        return float(self.tables[0][0, 0, i])
+
+    def __repr__(self):
+        return (f"VariantSolution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
+                f"stage_games={self.stage_games})")
+
+    # -- queries ----------------------------------------------------------------
+    def query(self, hand_a, hand_b, pot, prizes=(), diff=0, row=None, stage_solver=None,
+              game=None, match_score=None) -> VariantQueryResult:
+        """Value, optimal bids and prize choices at a decision state.
+
+        Parameters
+        ----------
+        hand_a, hand_b : iterable of int or str
+            Remaining cards (same size; a size the rules reach).
+        pot : int
+            One open prize: the revealed prize plus the carried pot (as in the
+            classic game). Open prizes: the carried pot only (0 if none).
+        prizes : iterable
+            The face-down pile: every prize not yet turned.
+        diff : int
+            Score A - score B so far.
+        row : iterable, optional
+            Open prizes: the face-up row after this round's fill.
+        stage_solver : {"numba", "highs"}, optional
+
+        Raises
+        ------
+        ValueError
+            One line naming what cannot occur and how to fix it.
+        """
+        if game not in (None, 1) or match_score not in (None, 0):
+            raise ValueError("a single game has no match position: drop game and match_score")
+        rules, sp = self.rules, self.space
+        t, a, b, q, d = locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row)
+        return query_at(self, t, a, b, q, d, stage_solver or self.stage_solver)
+
+    def verify(self, sample=None, seed=0, tol=VALUE_TOL) -> VariantVerifyResult:
+        """Recompute stored values with HiGHS and certify the jitted strategies.
+
+        Every table slot (or a seeded sample of ``sample`` slots per level) is
+        recomputed from the next level: each stage game is solved by HiGHS,
+        the average over the fill compared with the stored value, and the
+        jitted solver's strategies checked against every pure reply.
+        """
+        sp = self.space
+        rng = np.random.default_rng(seed)
+        worst = {"residual": 0.0, "exploitability": 0.0, "slot": None}
+        checked = 0
+        for t in range(sp.R):
+            shape = sp.shape(t)
+            total = shape[0] * shape[1] * shape[2]
+            slots = range(total) if sample is None or sample >= total else rng.choice(total, sample, replace=False)
+            H, P = sp.hand_levels[t], sp.prizes.levels[t]
+            for s in slots:
+                c, rest = divmod(int(s), shape[1] * shape[2])
+                p, di = divmod(rest, shape[2])
+                d = di - sp.lim[t]
+                acc = 0.0
+                for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
+                    M = _matrix(H, P, self.tables[t + 1], sp.lim[t + 1], sp.win, c, int(P.rev_idx[r]), d)
+                    ref = solve_matrix_game(M, backend="highs")
+                    fast = solve_matrix_game(M, backend="numba")
+                    expl = max(ref.value - float((fast.row @ M).min()), float((M @ fast.col).max()) - ref.value)
+                    if expl > worst["exploitability"]:
+                        worst["exploitability"] = expl
+                    acc += P.rev_prob[r] * ref.value
+                res = abs(acc - float(self.tables[t][c, p, di]))
+                if not res <= worst["residual"]:
+                    worst.update(residual=res, slot={"level": t, "class": c, "prizes": sp.prizes.pre[t][p], "diff": d})
+                checked += 1
+        ok = worst["residual"] <= tol and worst["exploitability"] <= tol
+        return VariantVerifyResult(ok, checked, worst["residual"], worst["exploitability"], worst)
+
+    def save(self, path) -> None:
+        """Write the tables to ``path`` atomically, with a CRC-32 per table."""
+        write_variant(path, self)
+
+
+def _matrix(H, P, vnext, lim_next, win, c, q, d):
+    na, nb = H.sign.shape[1], H.sign.shape[2]
+    M = np.empty((na, nb))
+    for i in range(na):
+        for j in range(nb):
+            M[i, j] = entry(H, P, vnext, lim_next, win, c, q, i, j, d)
+    return M
+
+
+def locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row):
+    """Validate a decision state; return its level, sorted hands, decision prize state and diff."""
+    n, m = rules.n, rules.open_prizes
+    a = parse_cards(hand_a, n, what="hand A")
+    b = parse_cards(hand_b, n, what="hand B")
+    pile = parse_cards(prizes, n, what="prizes")
+    if not a or not b:
+        raise ValueError("a hand is empty: give each player at least one card")
+    if len(a) != len(b):
+        raise ValueError(f"hands differ in size ({len(a)} and {len(b)} cards): both players hold the same number of cards")
+    k = len(a)
+    sizes = [hand_size(rules, t) for t in range(sp.R)]
+    if k not in sizes:
+        raise ValueError(f"hands of {k} cards never occur with {rules.bid_cards}-card bids and n={n}: "
+                         f"use {', '.join(map(str, sizes))} cards")
+    t = sizes.index(k)
+    pot, diff = _whole(pot, "pot"), _whole(diff, "diff")
+    if m == 1:
+        if row not in (None, (), []) and row != "":
+            raise ValueError("row is for open prizes: with one open prize give the revealed prize in pot (plus any carry)")
+        key = (mask(pile), 0, pot)
+        what = f"pot {pot} with prizes {','.join(map(str, sorted(pile))) or 'none'} face down"
+    else:
+        if row is None:
+            raise ValueError(f"open prizes need the row: give the {min(m, n - t)} face-up prizes after the fill")
+        rw = parse_cards(row, n, what="row")
+        if set(rw) & set(pile):
+            raise ValueError("a prize is both in the row and in the pile: list each prize once")
+        want = min(m, n - t)
+        if len(rw) != want:
+            raise ValueError(f"the row holds {len(rw)} prizes; in round {t + 1} it holds {want} after the fill: "
+                             f"list {want} face-up prizes")
+        key = (mask(pile), mask(rw), pot)
+        what = (f"row {','.join(map(str, sorted(rw)))}, pile {','.join(map(str, sorted(pile))) or 'empty'} "
+                f"and carried pot {pot}")
+    q = sp.prizes.post_index[t].get(key)
+    if q is None:
+        hint = ("the pile is every prize never turned, " if m > 1 else "the prizes are the ones still face down, ")
+        order = "" if rules.random_order else f" in order {rules.order_name}"
+        raise ValueError(f"{what} cannot occur in round {t + 1}{order} ({rules.describe()}): {hint}"
+                         f"{len(cards_of(_pile_size_hint(sp, t)))} of them, and the pot only what ties carried")
+    reach = top_sum(range(1, n + 1), t)
+    if abs(diff) > reach:
+        raise ValueError(f"diff {diff} is unreachable: {t} rounds hand out at most {reach} points, so |diff| <= {reach}")
+    return t, tuple(sorted(a)), tuple(sorted(b)), q, diff
+
+
+def _pile_size_hint(sp, t):
+    return sp.prizes.post[t][0][0]
+
+
+def query_at(sol, t, a, b, q, d, backend) -> VariantQueryResult:
+    """Solve the stage game of the actual hands ``a, b`` at prize state ``q`` of level ``t``."""
+    rules, sp = sol.rules, sol.space
+    size = bid_size(rules, t)
+    bids_a = list(itertools.combinations(a, size))
+    bids_b = list(itertools.combinations(b, size))
+    sign = np.sign(np.array([sum(x) for x in bids_a])[:, None] - np.array([sum(y) for y in bids_b])[None, :])
+    nxt = np.zeros(sign.shape, np.int32)
+    if t + 1 < sp.R:
+        hs = sp.hands[t + 1]
+        for i, x in enumerate(bids_a):
+            for j, y in enumerate(bids_b):
+                nxt[i, j] = hs.class_of(set(a) - set(x), set(b) - set(y))
+    H = HandLevel(sign[None].astype(np.int8), nxt[None])
+    P = sp.prizes.levels[t]
+    dd = d if sp.win else 0
+    M = _matrix(H, P, sol.tables[t + 1], sp.lim[t + 1], sp.win, 0, q, dd)
+    if np.isnan(M).any():
+        raise StageSolveError("a successor value is missing from the tables; this is a bug, please report it")
+    res = solve_matrix_game(M, backend=backend)
+    offset = 0.0 if sp.win else float(d)
+    choices = {}
+    if rules.open_prizes > 1:
+        carry = sp.prizes.post[t][q][2]
+        for i, x in enumerate(bids_a):
+            for j, y in enumerate(bids_b):
+                if sign[i, j]:
+                    choices[(x, y)] = _choice(P, sol.tables[t + 1], sp, t, nxt[i, j], q, int(sign[i, j]), dd, carry)
+    return VariantQueryResult(float(res.value) + offset, {x: float(p) for x, p in zip(bids_a, res.row)},
+                              {y: float(p) for y, p in zip(bids_b, res.col)}, choices, M, offset)
+
+
+def _choice(P, vnext, sp, t, nc, q, s, d, carry):
+    """The prize the winner takes (largest among the equally good)."""
+    lim = sp.lim[t + 1]
+    best, prize = None, None
+    for o in range(P.opt_ptr[q], P.opt_ptr[q + 1]):
+        g = int(P.opt_gain[o]) * s
+        if sp.win:
+            i = min(max(d + g + lim, 0), 2 * lim)
+            v = s * float(vnext[nc, P.opt_idx[o], i])
+        else:
+            v = s * (g + float(vnext[nc, P.opt_idx[o], 0]))
+        r = abs(g) - carry
+        if best is None or v > best + VALUE_TOL or (v >= best - VALUE_TOL and r > prize):
+            best = v if best is None or v > best else best
+            prize = r
+    return prize
+
+
+# ---------------------------------------------------------------------------
+# solving
+# ---------------------------------------------------------------------------
+
+def terminal(space) -> np.ndarray:
+    """End-payoff table (level R) of a space."""
+    return space.term.reshape(1, 1, -1).copy()
+
+
+def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, term=None,
+                  diff_reach=0) -> VariantSolution:
+    """Solve a two-card-bid or open-prize game exactly by backward induction.
+
+    Parameters
+    ----------
+    rules : Rules
+    progress : callable, optional
+        ``progress(level, games)`` after each level.
+    stage_solver : {"numba", "highs"}
+        ``highs`` solves every stage game with scipy's HiGHS (slow; checking).
+    out : path-like, optional
+        Save the solution there.
+    term, diff_reach
+        End payoff and start differences of a game within a match (see
+        :class:`~.space.VariantSpace`).
+
+    Returns
+    -------
+    VariantSolution
+    """
+    t0 = time.perf_counter()
+    sp = VariantSpace(rules, term=term, diff_reach=diff_reach)
+    tables = [None] * (sp.R + 1)
+    tables[sp.R] = terminal(sp)
+    games = 0
+    for t in range(sp.R - 1, -1, -1):
+        out_t = np.empty(sp.shape(t))
+        H, P = sp.hand_levels[t], sp.prizes.levels[t]
+        if stage_solver == "highs":
+            _level_highs(H, P, tables[t + 1], sp.lim[t + 1], sp.lim[t], sp.win, out_t)
+        else:
+            fails = level_kernel(H, P, tables[t + 1], sp.lim[t + 1], sp.lim[t], sp.win, out_t)
+            if fails:
+                raise StageSolveError(f"{fails} stage games of level {t} failed; solve with stage_solver='highs'")
+        tables[t] = out_t
+        games += sp.stage_games(t)
+        if progress is not None:
+            progress(t, sp.stage_games(t))
+    sol = VariantSolution(rules, sp, tables, games, time.perf_counter() - t0, stage_solver)
+    if out is not None:
+        sol.save(out)
+    return sol
+
+
+def _level_highs(H, P, vnext, lim_next, lim, win, out):
+    C, npre, nd = out.shape
+    for c in range(C):
+        for p in range(npre):
+            for di in range(nd):
+                acc = 0.0
+                for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
+                    M = _matrix(H, P, vnext, lim_next, win, c, int(P.rev_idx[r]), di - lim)
+                    acc += P.rev_prob[r] * solve_matrix_game(M, backend="highs").value
+                out[c, p, di] = acc
+
+
+def projected_variant(rules: Rules) -> dict:
+    """Stage games, table entries and bytes of a variant solve, without solving."""
+    sp = VariantSpace(rules)
+    games = [sp.stage_games(t) for t in range(sp.R)]
+    sizes = [sp.size(t) for t in range(sp.R)]
+    work = []
+    for t in range(sp.R):
+        na, nb = sp.hand_levels[t].sign.shape[1:]
+        work.append(games[t] * na * nb)
+    return {"stage_games": games, "total_games": sum(games), "table_entries": sizes,
+            "total_bytes": 8 * sum(sizes), "peak_bytes": 8 * max(a + b for a, b in zip(sizes, sizes[1:] + [0])),
+            "cells": work, "total_cells": sum(work),
+            "classes": [sp.hands[t].classes for t in range(sp.R)],
+            "hand_pairs": [len(sp.hands[t].hands) ** 2 for t in range(sp.R)], "space": sp}
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+
+def _crc(a) -> int:
+    return zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
+
+
+def write_variant(path, sol: VariantSolution) -> None:
+    """Write a variant solution atomically (temporary file, fsync, rename)."""
+    path = os.fspath(path)
+    tables = [np.ascontiguousarray(t, dtype=np.float64) for t in sol.tables]
+    header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": sol.rules.to_dict(),
+              "stage_games": sol.stage_games, "seconds": sol.seconds, "stage_solver": sol.stage_solver,
+              "tables": [{"shape": list(t.shape), "crc32": _crc(t)} for t in tables]}
+    blob = json.dumps(header).encode()
+    head = MAGIC + len(blob).to_bytes(8, "little") + blob
+    head += b"\0" * (-len(head) % _ALIGN)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path}: it is a directory; give a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".gops-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(head)
+            for t in tables:
+                fh.write(memoryview(t).cast("B"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
+        raise
+
+
+def is_variant_file(path) -> bool:
+    """True when ``path`` starts like a variant solution file."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def load_variant(path, rules=None, check=True) -> VariantSolution:
+    """Open a file written by :meth:`VariantSolution.save` (checksums checked)."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(MAGIC)) != MAGIC:
+                raise ValueError(f"{path} is not a gops variant solution file: write one with gops solve --out")
+            try:
+                size = int.from_bytes(fh.read(8), "little")
+                if size > 1 << 24:
+                    raise ValueError
+                header = json.loads(fh.read(size).decode())
+                saved = Rules.from_dict(header["rules"])
+                shapes = [tuple(int(x) for x in t["shape"]) for t in header["tables"]]
+                crcs = [int(t["crc32"]) for t in header["tables"]]
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                raise ValueError(f"{path} is corrupted (unreadable header): solve again with gops solve --out") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read solution {path}: {exc.strerror}; give the file written by gops solve --out") from None
+    if header.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{path} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: solve again")
+    if rules is not None and saved != rules:
+        raise ValueError(f"{path} holds a solution for {saved.describe()}, not {rules.describe()}: "
+                         f"use a matching file or solve these rules")
+    sp = VariantSpace(saved)
+    if len(shapes) != sp.R + 1 or any(s != sp.shape(t) for t, s in enumerate(shapes)):
+        raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
+    start = len(MAGIC) + 8 + size
+    start += -start % _ALIGN
+    total = start + 8 * sum(int(np.prod(s)) for s in shapes)
+    actual = os.path.getsize(path)
+    if actual != total:
+        raise ValueError(f"{path} is {'truncated' if actual < total else 'corrupted (unexpected length)'}: "
+                         f"solve again with gops solve --out")
+    tables, offset = [], start
+    for t, (shape, crc) in enumerate(zip(shapes, crcs)):
+        a = np.memmap(path, dtype=np.float64, mode="r", offset=offset, shape=shape)
+        if check and _crc(a) != crc:
+            raise ValueError(f"{path} is corrupted (checksum of level {t} fails): solve again")
+        tables.append(a)
+        offset += 8 * int(np.prod(shape))
+    return VariantSolution(saved, sp, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
+                           header.get("stage_solver", "numba"))
