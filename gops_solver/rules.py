@@ -14,6 +14,8 @@ DRAWS = ("replay", "half")
 #: games in a session (document 000)
 SESSION_GAMES = 3
 MAX_CARDS = 13
+#: players at the table: 2 is the classic game, 3 and 4 are 002's multi-player games
+PLAYERS = (2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class Rules:
         Best-of matches: a drawn game is replayed (the match score stays), or
         counts half a game to each player (at most N games; equal match
         scores after N games draw the match).
+    players : {2, 3, 4}
+        Players at the table (RULES.md "Three and four players"); 3 and 4
+        are solved by :mod:`gops_solver.multi` (single games only).
 
     Raises
     ------
@@ -56,6 +61,7 @@ class Rules:
     order: object = "random"
     match: str = "single"
     draw: str = "replay"
+    players: int = 2
     sequence: tuple | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -113,6 +119,12 @@ class Rules:
             raise ValueError("with n=1 every game is a draw, so a replayed draw never ends: use draw half or n >= 2")
         object.__setattr__(self, "match", match)
         object.__setattr__(self, "draw", draw if match.startswith("best-of") else "replay")
+        players = self.players
+        if isinstance(players, bool) or str(players).strip() not in {str(p) for p in PLAYERS}:
+            raise ValueError(f"players={players!r} is not supported: use 2, 3 or 4")
+        object.__setattr__(self, "players", int(str(players).strip()))
+        if self.players != 2 and match != "single":
+            raise ValueError(f"{match} matches are two-player formats: use match single with {self.players} players")
 
     @property
     def random_order(self) -> bool:
@@ -141,18 +153,22 @@ class Rules:
             out["match"] = self.match
         if self.best_of:
             out["draw"] = self.draw
+        if self.players != 2:
+            out["players"] = self.players
         return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Rules":
         """Inverse of :meth:`to_dict`."""
         return cls(n=int(data["n"]), tie=data["tie"], objective=data["objective"], order=data["order"],
-                   match=data.get("match", "single"), draw=data.get("draw", "replay"))
+                   match=data.get("match", "single"), draw=data.get("draw", "replay"),
+                   players=int(data.get("players", 2)))
 
     def describe(self) -> str:
         """One line for people: ``n=8 tie=carry objective=points order=random`` (+ the match format)."""
         extra = f" match={self.match}" if self.match != "single" else ""
         extra += f" draw={self.draw}" if self.best_of else ""
+        extra += f" players={self.players}" if self.players != 2 else ""
         return f"n={self.n} tie={self.tie} objective={self.objective} order={self.order_name}{extra}"
 
 
