@@ -122,7 +122,7 @@ def max_deviation_gain(payoffs, strategies):
         for j in reversed(range(m)):
             if j == i:
                 continue
-            t = np.tensordot(t, strategies[j], axes=([j], [0])) if j != i else t
+            t = np.tensordot(t, strategies[j], axes=([j], [0]))
         # after contracting every other axis only player i's axis is left
         own = t
         value = float(own @ strategies[i])

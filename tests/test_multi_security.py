@@ -46,14 +46,14 @@ def _random_state(rules, k, rng):
 @pytest.mark.parametrize("tie", ["carry", "discard"])
 @pytest.mark.parametrize("objective", ["points", "win"])
 @pytest.mark.parametrize("order", ORDERS)
-@pytest.mark.parametrize("players,n", [(3, 4), (4, 3)])
-def test_security_matches_naive_oracle(players, n, tie, objective, order):
+@pytest.mark.parametrize("players,n,kmax", [(3, 4, 3), (4, 3, 2)])
+def test_security_matches_naive_oracle(players, n, kmax, tie, objective, order):
     rules = Rules(n, tie=tie, objective=objective, order=order, players=players)
-    ind = Induction(rules)
+    ind = Induction(rules, equilibrium=False)
     oracle = nm.make_security(tie, objective, rules.random_order)
     rng = random.Random(f"{players}{n}{tie}{objective}{order}")
-    for _ in range(4):
-        k = rng.randint(1, n)
+    for _ in range(3):
+        k = rng.randint(1, kmax)  # the oracle's tree grows fast: few cards a hand
         hands, pot, prizes, scores = _random_state(rules, k, rng)
         sec, _ = ind.decision(relabel(hands), pot, prizes, scores)
         base = scores if objective == "points" else (0,) * players
@@ -64,14 +64,14 @@ def test_security_matches_naive_oracle(players, n, tie, objective, order):
 
 def test_security_start_matches_oracle_and_backends():
     rules = Rules(3, tie="carry", objective="points", players=3)
-    sol = solve_multi(rules)
+    sol = solve_multi(rules, equilibrium=False)
     oracle = nm.make_security("carry", "points", True)
     full = (1, 2, 3)
     for i in range(3):
         want = sum(oracle((full,) * 3, p, tuple(q for q in full if q != p), (0, 0, 0), i) for p in full) / 3
         assert abs(sol.security[i] - want) <= 1e-9
     # the HiGHS backend gives the same values
-    assert max(abs(a - b) for a, b in zip(solve_multi(rules, stage_solver="highs").security, sol.security)) <= 1e-9
+    assert max(abs(a - b) for a, b in zip(solve_multi(rules, stage_solver="highs", equilibrium=False).security, sol.security)) <= 1e-9
 
 
 def test_hand_worked_one_card():
@@ -102,14 +102,14 @@ def test_hand_worked_two_cards_points():
     #       under discard (pot 2), so the coalition prefers (1, 2): player 1
     #       wins 1, then player 0's 2 vs 2 and 1: tie -> 0.
     # Either way the coalition holds player 0 to 0: security 0.
-    sol = solve_multi(Rules(2, tie="discard", objective="points", order="ascending", players=3))
+    sol = solve_multi(Rules(2, tie="discard", objective="points", order="ascending", players=3), equilibrium=False)
     assert sol.security == pytest.approx([0.0, 0.0, 0.0], abs=1e-12)
     # Two players, same game: A bids 1 while B bids 2 and vice versa; the
     # classic value is 0 and each side guarantees half of... see the win test.
 
 
 @pytest.mark.parametrize("tie", ["carry", "discard"])
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("n", [2, 3])
 def test_two_players_win_security_is_half_of_one_plus_value(n, tie):
     # With two players the coalition is the opponent: the game is the classic
     # one. Under win a draw is worth 1/2 to each, so the payoff is
@@ -119,18 +119,19 @@ def test_two_players_win_security_is_half_of_one_plus_value(n, tie):
     sol = solve_multi(Rules(n, tie=tie, objective="win", players=2))
     assert abs(sol.security[0] - (1 + classic.value) / 2) <= 1e-9
     assert abs(sol.security[1] - (1 - classic.value) / 2) <= 1e-9
-    hands = ((1, 3), (2, 3)) if n >= 3 else ((1, 2), (1, 2))
-    prizes = (2,) if n >= 3 else (2,)
-    q = sol.query(list(hands), pot=1, prizes=prizes, scores=(0, 0))
-    cq = classic.query(hands[0], hands[1], pot=1, prizes=prizes, diff=0)
+    # a state after one round: the n was revealed and taken by A
+    hands = (tuple(range(1, n)), tuple(range(2, n + 1)))
+    prizes = tuple(range(2, n))
+    q = sol.query(list(hands), pot=1, prizes=prizes, scores=(n, 0))
+    cq = classic.query(hands[0], hands[1], pot=1, prizes=prizes, diff=n)
     assert abs(q.security[0] - (1 + cq.value) / 2) <= 1e-9
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])
 def test_permuting_players_permutes_security(objective):
-    rules = Rules(4, tie="carry", objective=objective, players=3)
+    rules = Rules(3, tie="discard", objective=objective, players=3)
     sol = solve_multi(rules)
-    hands, pot, prizes, scores = [[1, 2], [2, 4], [3, 4]], 3, [1], [2, 0, 4]
+    hands, pot, prizes, scores = [[1, 2], [2, 3], [1, 3]], 2, [1], [3, 0, 0]
     base = sol.query(hands, pot, prizes, scores)
     for perm in itertools.permutations(range(3)):
         q = sol.query([hands[i] for i in perm], pot, prizes, [scores[i] for i in perm])

@@ -80,9 +80,13 @@ class Induction:
         With ``players`` 3 or 4 (2 also works: the tests use it).
     stage_solver : {"numba", "highs"}
         Backend of the player-vs-coalition games.
+    equilibrium : bool
+        False computes the security values only (the equilibrium entries
+        are then NaN).
     """
 
-    def __init__(self, rules, stage_solver="numba"):
+    def __init__(self, rules, stage_solver="numba", equilibrium=True):
+        self.with_equilibrium = equilibrium
         self.rules = rules
         self.m = rules.players
         self.points = rules.objective == "points"
@@ -204,10 +208,14 @@ class Induction:
     def _solve(self, key):
         game = self.stage(key)
         sec = tuple(self.security_value(game.security[i], i) for i in range(self.m))
-        found = select_equilibrium(game.equilibrium)
-        self.methods[found.method] += 1
-        self.max_gain = max(self.max_gain, found.gain)
-        vals = (sec, tuple(float(v) for v in found.values))
+        if self.with_equilibrium:
+            found = select_equilibrium(game.equilibrium)
+            self.methods[found.method] += 1
+            self.max_gain = max(self.max_gain, found.gain)
+            eq = tuple(float(v) for v in found.values)
+        else:
+            eq = (float("nan"),) * self.m
+        vals = (sec, eq)
         self.table[key] = vals
         return vals
 

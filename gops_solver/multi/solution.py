@@ -111,6 +111,8 @@ class MultiSolution:
         """
         state = validate_multi_state(self.rules, hands, pot, prizes, scores)
         ind = self.induction
+        if not ind.with_equilibrium:
+            raise ValueError("this solution holds security values only: solve with equilibrium=True to query")
         masks = relabel(state.hands)
         key, perm = ind.key(masks, state.pot, state.prizes, state.scores)
         if key not in ind.table:
@@ -162,7 +164,7 @@ class MultiSolution:
                 "max_deviation_gain": gain, "ok": ok, "worst": None if worst is None else repr(worst)}
 
 
-def solve_multi(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
+def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = True) -> MultiSolution:
     """Solve a 3- or 4-player game from the start by backward induction.
 
     Parameters
@@ -172,6 +174,9 @@ def solve_multi(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
         of the classic game played as "A vs B").
     stage_solver : {"numba", "highs"}
         Backend of the player-vs-coalition games.
+    equilibrium : bool
+        False solves the security values only (much faster: no n-player
+        stage equilibria); ``values`` are then NaN and queries raise.
 
     Returns
     -------
@@ -184,6 +189,6 @@ def solve_multi(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
     if stage_solver not in ("numba", "highs"):
         raise ValueError(f"unknown stage solver {stage_solver!r}: use numba or highs")
     t0 = time.perf_counter()
-    ind = Induction(rules, stage_solver)
+    ind = Induction(rules, stage_solver, equilibrium)
     sec, eq = ind.start()
     return MultiSolution(rules, ind, sec, eq, time.perf_counter() - t0)
