@@ -75,13 +75,30 @@ def multi():
     """Three- and four-player games (RULES.md "Three and four players")."""
 
 
+def _failures(f):
+    """An equilibrium the selection rule cannot certify: one line and exit status 1 (not an input error)."""
+    import functools
+
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        from .multi.equilibrium import EquilibriumError
+        try:
+            return f(*args, **kwargs)
+        except EquilibriumError as exc:
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(1)
+    return run
+
+
 @multi.command()
 @_options
-def solve(players, cards, tie, objective, order, as_json):
+@click.option("--security-only", is_flag=True, help="security values only (no n-player equilibria; much faster)")
+@_failures
+def solve(players, cards, tie, objective, order, as_json, security_only):
     """Solve the game: security values and equilibrium values at the start."""
     from .multi import solve_multi
     rules = _rules(players, cards, tie, objective, order)
-    sol = solve_multi(rules)
+    sol = solve_multi(rules, equilibrium=not security_only)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
                                "states": sol.states, "methods": sol.methods,
@@ -89,11 +106,13 @@ def solve(players, cards, tie, objective, order, as_json):
         return
     click.echo(f"rules       {rules.describe()}")
     click.echo(f"security    {_vec(sol.security)}")
-    click.echo(f"values      {_vec(sol.values)}")
+    if not security_only:
+        click.echo(f"values      {_vec(sol.values)}")
     click.echo(f"states      {sol.states:,}")
     m = sol.methods
-    click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure; "
-               f"largest deviation gain {sol.max_deviation_gain:.1e}")
+    if not security_only:
+        click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure; "
+                   f"largest deviation gain {sol.max_deviation_gain:.1e}")
     click.echo(f"time        {sol.seconds:.2f} s")
 
 
@@ -103,13 +122,14 @@ def solve(players, cards, tie, objective, order, as_json):
 @click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
 @click.option("--prizes", default="", help="hidden prizes, e.g. 4,5")
 @click.option("--scores", default=None, help="points won so far, e.g. 0,3,5 [all 0]")
+@_failures
 def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores):
     """Security values, equilibrium values and bid distributions at one state."""
-    from .multi import solve_multi
+    from .multi.solution import subgame_solver
     from .multi.state import parse_hands, validate_multi_state
     rules = _rules(players, cards, tie, objective, order)
     state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
-    sol = solve_multi(rules)
+    sol = subgame_solver(rules)  # solves only the sub-game below the state
     q = sol.query(list(state.hands), state.pot, state.prizes, state.scores)
     if as_json:
         out = q.to_dict()
@@ -147,6 +167,7 @@ def info(players, cards, tie, objective, order, as_json):
 
 @multi.command()
 @_options
+@_failures
 def verify(players, cards, tie, objective, order, as_json):
     """Solve, then recompute every stage: security residuals (HiGHS) and deviation gains."""
     from .multi import solve_multi

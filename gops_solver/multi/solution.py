@@ -13,7 +13,7 @@ from .equilibrium import deviation_gain, select_equilibrium
 from .induction import Induction
 from .state import MultiState, relabel, validate_multi_state
 
-__all__ = ["MultiQuery", "MultiSolution", "solve_multi"]
+__all__ = ["MultiQuery", "MultiSolution", "solve_multi", "subgame_solver"]
 
 
 @dataclass
@@ -162,6 +162,18 @@ class MultiSolution:
         ok = sec_res <= SECURITY_TOL and val_res <= SECURITY_TOL and gain <= DEVIATION_TOL
         return {"states": len(ind.table), "security_residual": sec_res, "value_residual": val_res,
                 "max_deviation_gain": gain, "ok": ok, "worst": None if worst is None else repr(worst)}
+
+
+def subgame_solver(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
+    """A solution that solves only what queries need (the sub-games below the queried states).
+
+    Its ``security`` and ``values`` at the start are NaN; :meth:`MultiSolution.query`
+    works as on a full solution.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError("subgame_solver() takes a Rules object")
+    nan = [float("nan")] * rules.players
+    return MultiSolution(rules, Induction(rules, stage_solver), nan, nan, 0.0)
 
 
 def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = True) -> MultiSolution:
