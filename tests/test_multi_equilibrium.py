@@ -79,3 +79,10 @@ def test_deviation_gain_detects_a_non_equilibrium():
     s = [np.array([1.0, 0.0])] * 3
     assert deviation_gain(U, s) == pytest.approx(1.0)
     assert nm.max_deviation_gain(U, s) == pytest.approx(1.0)
+
+
+def test_public_solve_dispatches_on_players():
+    from gops_solver import solve
+    sol = solve(Rules(2, tie="discard", players=3))
+    q = sol.query(hands=[[1, 2], [1, 2], [1, 2]], pot=1, prizes=[2], scores=[0, 0, 0])
+    assert len(q.security) == len(q.values) == len(q.strategies) == 3 and q.deviation_gain <= 1e-6
