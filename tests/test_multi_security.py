@@ -87,25 +87,21 @@ def test_hand_worked_one_card():
 
 
 def test_hand_worked_two_cards_points():
-    # n = 2, three players, ascending order (prize 1 then prize 2), points.
-    # Player 0 holds {1, 2}; so do the others. Round 1 (pot 1): if one player
-    # bids 2 alone they take 1 point, and in round 2 they hold the 1 against
-    # two 2s... which tie: round 2's pot 2 is lost. If two or three bid 2 in
-    # round 1, it is a tie; with ``discard`` the pot goes, in round 2 the one
-    # who bid 1 (if any) holds the 2 alone and takes 2.
-    # Security of player 0 (the coalition minimises player 0's points):
-    #   bid 2 in round 1: coalition plays (2, 2) -> tie; then player 0 holds 1
-    #       vs two 1s: tie, 0 points; or coalition (1, 1) -> player 0 wins 1,
-    #       then holds 1 vs 2s: 0. So bidding 2 guarantees 0, coalition can
-    #       hold it to 0 with (2, 2).
-    #   bid 1: coalition (2, 2) -> tie, then player 0's 2 vs 1,1: wins 2
-    #       under discard (pot 2), so the coalition prefers (1, 2): player 1
-    #       wins 1, then player 0's 2 vs 2 and 1: tie -> 0.
-    # Either way the coalition holds player 0 to 0: security 0.
+    # n = 2, three players, ascending order (prize 1, then prize 2), discard,
+    # points. Every player holds {1, 2}. Security of player 0 (the others
+    # coordinate against them): the coalition plays (1, 2) in round 1, i.e.
+    # player 1 bids 1 and player 2 bids 2.
+    #   player 0 bids 1: player 2 alone bids 2 and takes 1; round 2 player 0
+    #     and player 1 both hold 2: a tie, the pot 2 is discarded -> 0.
+    #   player 0 bids 2: a tie with player 2, pot discarded; round 2 player 1
+    #     holds the only 2 and takes it -> 0.
+    # So the coalition holds player 0 to 0, and 0 is always guaranteed:
+    # security 0, for every player by symmetry.
     sol = solve_multi(Rules(2, tie="discard", objective="points", order="ascending", players=3), equilibrium=False)
     assert sol.security == pytest.approx([0.0, 0.0, 0.0], abs=1e-12)
-    # Two players, same game: A bids 1 while B bids 2 and vice versa; the
-    # classic value is 0 and each side guarantees half of... see the win test.
+    # against the oracle too
+    oracle = nm.make_security("discard", "points", False)
+    assert oracle(((1, 2),) * 3, 1, (2,), (0, 0, 0), 0) == pytest.approx(0.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("tie", ["carry", "discard"])
