@@ -51,6 +51,15 @@ class _Gops(click.Group):
             sys.exit(exit_code_of(exc))
         sys.exit(rv if isinstance(rv, int) else 0)
 
+    def resolve_command(self, ctx, args):
+        """``--players 3|4`` sends solve/query/info/verify to :mod:`.cli_multi`; ``--players 2`` is the default."""
+        from .cli_multi import multi, players_in_args, strip_players
+        if args and players_in_args(args) != 2:
+            if args[0] not in multi.commands:
+                raise ValueError(f"gops {args[0]} has no --players option: {', '.join(multi.commands)} do")
+            return args[0], multi.commands[args[0]], args[1:]
+        return super().resolve_command(ctx, strip_players(args))
+
 
 @click.group(cls=_Gops, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gops")

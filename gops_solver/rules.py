@@ -17,6 +17,8 @@ TIEBREAKS = ("share", "extra-game", "total-score")
 BID_CARDS = (1, 2)
 #: games in a session (document 000)
 SESSION_GAMES = 3
+#: players at the table: 2 is the classic game, 3 and 4 are 002's multi-player games
+PLAYERS = (2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class Rules:
         How a best-of match that ends level (``draw="half"``) is settled
         (RULES.md "Match tiebreak"); anything but ``share`` needs a best-of
         match with ``draw="half"``.
+    players : {2, 3, 4}
+        Players at the table (RULES.md "Three and four players"); 3 and 4
+        are solved by :mod:`gops_solver.multi` (single games only).
 
     Raises
     ------
@@ -72,6 +77,7 @@ class Rules:
     bid_cards: int = 1
     open_prizes: int = 1
     tiebreak: str = "share"
+    players: int = 2
     sequence: tuple | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -132,6 +138,12 @@ class Rules:
             raise ValueError("with n=1 every game is a draw, so a replayed draw never ends: use draw half or n >= 2")
         object.__setattr__(self, "match", match)
         object.__setattr__(self, "draw", draw if match.startswith("best-of") else "replay")
+        players = self.players
+        if isinstance(players, bool) or str(players).strip() not in {str(p) for p in PLAYERS}:
+            raise ValueError(f"players={players!r} is not supported: use 2, 3 or 4")
+        object.__setattr__(self, "players", int(str(players).strip()))
+        if self.players != 2 and match != "single":
+            raise ValueError(f"{match} matches are two-player formats: use match single with {self.players} players")
         self._check_variants()
 
     def _check_variants(self):
@@ -157,6 +169,9 @@ class Rules:
         if (int(bid) != 1 or m_int != 1) and self.match != "single":
             raise ValueError("matches of the two-card and open-prize variants are not supported: "
                              "use match single with bid_cards/open_prizes, or the classic game in a match")
+        if (int(bid) != 1 or m_int != 1) and self.players != 2:
+            raise ValueError(f"the two-card and open-prize variants are two-player games: use players 2 with "
+                             f"bid_cards/open_prizes, or the classic game with {self.players} players")
         object.__setattr__(self, "bid_cards", int(bid))
         object.__setattr__(self, "open_prizes", m_int)
         object.__setattr__(self, "tiebreak", tiebreak)
@@ -200,6 +215,8 @@ class Rules:
             out["open_prizes"] = self.open_prizes
         if self.tiebreak != "share":
             out["tiebreak"] = self.tiebreak
+        if self.players != 2:
+            out["players"] = self.players
         return out
 
     @classmethod
@@ -208,7 +225,7 @@ class Rules:
         return cls(n=int(data["n"]), tie=data["tie"], objective=data["objective"], order=data["order"],
                    match=data.get("match", "single"), draw=data.get("draw", "replay"),
                    bid_cards=data.get("bid_cards", 1), open_prizes=data.get("open_prizes", 1),
-                   tiebreak=data.get("tiebreak", "share"))
+                   tiebreak=data.get("tiebreak", "share"), players=int(data.get("players", 2)))
 
     def describe(self) -> str:
         """One line for people: ``n=8 tie=carry objective=points order=random`` (+ the match format)."""
@@ -217,6 +234,7 @@ class Rules:
         extra += f" bid_cards={self.bid_cards}" if self.bid_cards != 1 else ""
         extra += f" open_prizes={self.open_prizes}" if self.open_prizes != 1 else ""
         extra += f" tiebreak={self.tiebreak}" if self.tiebreak != "share" else ""
+        extra += f" players={self.players}" if self.players != 2 else ""
         return f"n={self.n} tie={self.tie} objective={self.objective} order={self.order_name}{extra}"
 
 

@@ -299,10 +299,14 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     Returns
     -------
     Solution
+        (a :class:`~gops_solver.multi.MultiSolution` when ``rules.players`` is 3 or 4)
     """
     if not isinstance(rules, Rules):
         raise TypeError("solve() takes a Rules object: solve(Rules(n=8))")
     _check_backend(stage_solver)
+    if rules.players != 2:  # 3 and 4 players: gops_solver.multi (security values and an equilibrium)
+        from .multi import solve_multi
+        return solve_multi(rules, stage_solver=stage_solver)
     if (resume or restart) and out is None:
         raise ValueError("resume and restart need out=PATH: checkpoints live beside the output file")
     if resume and restart:

@@ -138,7 +138,7 @@ def play_variant(sol, seed=None, hint=False) -> int:
                 else:
                     click.echo(head + f"tie, {format_card(low)} and the pot are discarded")
                     carry = 0
-            click.echo(f"  equilibrium     " + "  ".join(f"{_bid_text(b)}:{q:.3f}" for b, q in res.strategy_a.items()))
+            click.echo("  equilibrium     " + "  ".join(f"{_bid_text(b)}:{q:.3f}" for b, q in res.strategy_a.items()))
             click.echo(f"  value given up  {lost:.4f}")
     except EOFError:
         click.echo(f"\nend of input: game abandoned in round {rnd} (score you {score_a} - me {score_b})")

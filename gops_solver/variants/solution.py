@@ -26,7 +26,7 @@ from ..rules import Rules, _whole
 from ..stage import StageSolveError, solve_matrix_game
 from ..tolerances import VALUE_TOL
 from .kernel import entry, level_kernel
-from .space import HandLevel, PrizeLevel, VariantSpace, bid_size, cards_of, hand_size, mask, rounds, top_sum
+from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
 
 MAGIC = b"GOPSVAR\x01"
 FORMAT_VERSION = 1

@@ -30,7 +30,6 @@ states are stored.
 from __future__ import annotations
 
 import itertools
-from math import comb
 from typing import NamedTuple
 
 import numpy as np

@@ -1,0 +1,186 @@
+"""``gops ... --players 3|4``: the command line of the 3- and 4-player games.
+
+``gops solve|query|info|verify --players 3`` land here (see
+``_Gops.resolve_command`` in :mod:`gops_solver.cli`); click code only: parse,
+call :mod:`gops_solver.multi`, print.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+
+from .cards import format_card
+from .rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
+
+__all__ = ["multi", "players_in_args"]
+
+
+def players_in_args(args) -> int:
+    """The ``--players`` value in a command line (2 when absent)."""
+    for i, a in enumerate(args):
+        if a == "--players" and i + 1 < len(args):
+            return _players(args[i + 1])
+        if a.startswith("--players="):
+            return _players(a.split("=", 1)[1])
+    return 2
+
+
+def strip_players(args) -> list:
+    """The command line without ``--players 2`` (the two-player commands do not know it)."""
+    out, skip = [], False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if a == "--players":
+            skip = True
+            continue
+        if a.startswith("--players="):
+            continue
+        out.append(a)
+    return out
+
+
+def _players(text) -> int:
+    if str(text).strip() not in ("2", "3", "4"):
+        raise ValueError(f"--players {text} is not supported: use 2, 3 or 4")
+    return int(text)
+
+
+def _options(f):
+    f = click.option("--json", "as_json", is_flag=True, help="print one JSON object")(f)
+    f = click.option("--order", default="random", metavar="ORDER",
+                     help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation [random]")(f)
+    f = click.option("--objective", default="points", type=click.Choice(OBJECTIVES),
+                     help="points: own final score; win: 1 to the top scorer, shared ties split 1 [points]")(f)
+    f = click.option("--tie", default="carry", type=click.Choice(TIES), help="tie rule [carry]")(f)
+    f = click.option("--cards", "-n", required=True, type=int, metavar="N", help="deck size")(f)
+    f = click.option("--players", required=True, type=click.IntRange(2, 4), help="players at the table, 3 or 4")(f)
+    return f
+
+
+def _rules(players, cards, tie, objective, order) -> Rules:
+    return Rules(n=cards, tie=tie, objective=objective, order=order, players=players)
+
+
+def _vec(values) -> str:
+    return "  ".join(f"P{i + 1} {v:.6f}" for i, v in enumerate(values))
+
+
+@click.group()
+def multi():
+    """Three- and four-player games (RULES.md "Three and four players")."""
+
+
+def _failures(f):
+    """An equilibrium the selection rule cannot certify: one line and exit status 1 (not an input error)."""
+    import functools
+
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        from .multi.equilibrium import EquilibriumError
+        try:
+            return f(*args, **kwargs)
+        except EquilibriumError as exc:
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(1)
+    return run
+
+
+@multi.command()
+@_options
+@click.option("--security-only", is_flag=True, help="security values only (no n-player equilibria; much faster)")
+@_failures
+def solve(players, cards, tie, objective, order, as_json, security_only):
+    """Solve the game: security values and equilibrium values at the start."""
+    from .multi import solve_multi
+    rules = _rules(players, cards, tie, objective, order)
+    sol = solve_multi(rules, equilibrium=not security_only)
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
+                               "states": sol.states, "methods": sol.methods,
+                               "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds}))
+        return
+    click.echo(f"rules       {rules.describe()}")
+    click.echo(f"security    {_vec(sol.security)}")
+    if not security_only:
+        click.echo(f"values      {_vec(sol.values)}")
+    click.echo(f"states      {sol.states:,}")
+    m = sol.methods
+    if not security_only:
+        click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure; "
+                   f"largest deviation gain {sol.max_deviation_gain:.1e}")
+    click.echo(f"time        {sol.seconds:.2f} s")
+
+
+@multi.command()
+@_options
+@click.option("--hands", required=True, help='one hand per player, e.g. "1,2,3;2,3,4;1,3,4"')
+@click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
+@click.option("--prizes", default="", help="hidden prizes, e.g. 4,5")
+@click.option("--scores", default=None, help="points won so far, e.g. 0,3,5 [all 0]")
+@_failures
+def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores):
+    """Security values, equilibrium values and bid distributions at one state."""
+    from .multi.solution import subgame_solver
+    from .multi.state import parse_hands, validate_multi_state
+    rules = _rules(players, cards, tie, objective, order)
+    state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
+    sol = subgame_solver(rules)  # solves only the sub-game below the state
+    q = sol.query(list(state.hands), state.pot, state.prizes, state.scores)
+    if as_json:
+        out = q.to_dict()
+        out["rules"] = rules.to_dict()
+        click.echo(json.dumps(out))
+        return
+    click.echo(f"rules      {rules.describe()}")
+    click.echo(f"state      {state.describe()}")
+    click.echo(f"security   {_vec(q.security)}")
+    click.echo(f"values     {_vec(q.values)}")
+    for i, strat in enumerate(q.strategies):
+        bids = "  ".join(f"{format_card(c)}:{p:.4f}" for c, p in strat.items())
+        click.echo(f"P{i + 1} bids    {bids}")
+    click.echo(f"deviation  {q.deviation_gain:.1e} ({q.method})")
+
+
+@multi.command()
+@_options
+def info(players, cards, tie, objective, order, as_json):
+    """Count the canonical hand patterns a solve visits (no stage games are solved)."""
+    from .multi.info import count_patterns
+    rules = _rules(players, cards, tie, objective, order)
+    counts = count_patterns(rules)
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), "patterns_per_hand_size": counts,
+                               "patterns": sum(counts.values()),
+                               "profiles": sum(c * k ** players for k, c in counts.items())}))
+        return
+    click.echo(f"rules      {rules.describe()}")
+    for k in sorted(counts, reverse=True):
+        click.echo(f"k={k:<2}       {counts[k]:,} hand patterns, {k ** players:,} bid profiles each")
+    click.echo(f"patterns   {sum(counts.values()):,} (each holds one state per pot, hidden set"
+               f"{' and scores' if objective == 'win' else ''})")
+
+
+@multi.command()
+@_options
+@_failures
+def verify(players, cards, tie, objective, order, as_json):
+    """Solve, then recompute every stage: security residuals (HiGHS) and deviation gains."""
+    from .multi import solve_multi
+    rules = _rules(players, cards, tie, objective, order)
+    report = solve_multi(rules).verify()
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), **report}))
+    else:
+        click.echo(f"rules               {rules.describe()}")
+        click.echo(f"states              {report['states']:,}")
+        click.echo(f"security residual   {report['security_residual']:.1e} (HiGHS re-solve; limit 1e-9)")
+        click.echo(f"value residual      {report['value_residual']:.1e}")
+        click.echo(f"max deviation gain  {report['max_deviation_gain']:.1e} (limit 1e-6)")
+        click.echo(f"verdict             {'ok' if report['ok'] else 'FAILED'}")
+    if not report["ok"] or not math.isfinite(report["max_deviation_gain"]):
+        raise SystemExit(1)

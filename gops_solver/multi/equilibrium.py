@@ -1,0 +1,292 @@
+"""Nash equilibria of the n-player stage games, by a fixed selection rule.
+
+A stage game is a payoff tensor ``U`` of shape ``(m, k, ..., k)``:
+``U[i, b_0, ..., b_{m-1}]`` is player ``i``'s expected payoff (continuation
+included) when player ``j`` bids their ``b_j``-th lowest card.
+
+Selection rule (reproducible; RULES.md asks for a stated one), applied to
+the stage game of the *canonical* state (players in canonical order, see
+:mod:`.state`):
+
+1. **A unique pure equilibrium.** If exactly one pure profile is an
+   equilibrium (no player gains more than ``PURE_TOL`` by a pure
+   deviation), take it. Uniqueness keeps the rule symmetric: a game that is
+   symmetric in some players has symmetric values, as with step 2.
+2. **Otherwise the logit selection.** The limit, as the precision
+   ``lambda`` grows, of the principal branch of the logit quantal response
+   equilibrium correspondence (McKelvey & Palfrey 1995, Games Econ. Behav.
+   10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263),
+   computed by pygambit's ``logit_solve``: the branch starts at the uniform
+   profile (``lambda = 0``) and is unique, so the selection is too.
+3. **If the logit tracing fails** (pygambit stops without an equilibrium,
+   as it does where the branch meets a bifurcation, e.g. in games symmetric
+   under swapping two players together with their cards), the first pure
+   equilibrium in lexicographic order of ``(b_0, ..., b_{m-1})`` (lowest
+   cards first, player 0 most significant).
+4. Whichever step chose it, the profile is accepted only if no player gains more than
+   ``DEVIATION_TOL`` (1e-6) by a pure deviation; otherwise
+   :class:`EquilibriumError` is raised, never a silent approximation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .constants import DEVIATION_TOL, PURE_TOL
+
+__all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
+           "select_equilibrium", "logit_equilibrium", "polish", "pure_payoffs"]
+
+
+class EquilibriumError(RuntimeError):
+    """No stage equilibrium within ``DEVIATION_TOL`` was found."""
+
+
+class StageEquilibrium:
+    """A stage game's selected equilibrium.
+
+    Attributes
+    ----------
+    strategies : list of numpy.ndarray
+        One probability vector per player over their cards (ascending).
+    values : numpy.ndarray, shape (m,)
+        Each player's expected payoff under the profile.
+    gain : float
+        Largest gain of any player by a pure deviation (<= DEVIATION_TOL).
+    method : str
+        ``"pure"`` (unique pure equilibrium), ``"logit"`` or ``"first-pure"``.
+    """
+
+    __slots__ = ("strategies", "values", "gain", "method")
+
+    def __init__(self, strategies, values, gain, method):
+        self.strategies = strategies
+        self.values = values
+        self.gain = gain
+        self.method = method
+
+
+def pure_payoffs(U, strategies, player) -> np.ndarray:
+    """Expected payoff of each of ``player``'s cards against the others' mixes.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    strategies : sequence of numpy.ndarray, each shape (k,)
+    player : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+    """
+    m = U.shape[0]
+    t = U[player]
+    for j in reversed(range(m)):  # highest axis first, so lower axis numbers stay valid
+        if j != player:
+            t = np.tensordot(t, strategies[j], axes=([j], [0]))
+    return t
+
+
+def deviation_gain(U, strategies) -> float:
+    """Largest gain any player makes by a pure deviation from ``strategies``.
+
+    0 exactly at a Nash equilibrium (up to rounding); the contract asks for
+    at most ``DEVIATION_TOL``.
+    """
+    best = 0.0
+    for i in range(U.shape[0]):
+        own = pure_payoffs(U, strategies, i)
+        best = max(best, float(own.max() - own @ strategies[i]))
+    return best
+
+
+def pure_equilibria(U) -> list:
+    """Every pure equilibrium, in lexicographic order.
+
+    Returns
+    -------
+    list of tuple of int
+        The profiles ``(b_0, ..., b_{m-1})`` of card indices.
+    """
+    m = U.shape[0]
+    ok = np.ones(U.shape[1:], dtype=bool)
+    for i in range(m):
+        ok &= U[i] >= U[i].max(axis=i, keepdims=True) - PURE_TOL
+    return [tuple(int(x) for x in np.unravel_index(f, ok.shape)) for f in np.flatnonzero(ok.ravel())]
+
+
+#: regret targets (relative to the payoff range) tried in turn by the logit tracer
+_LOGIT_TARGETS = (1e-8, 1e-7, 1e-6)
+#: probabilities below these count as off the support when polishing, tried in turn
+_SUPPORT_TOLS = (1e-6, 1e-4, 1e-2)
+
+
+def _gambit():
+    try:
+        import pygambit
+    except ImportError:  # pragma: no cover - the dependency is declared
+        raise EquilibriumError("this stage game has no pure equilibrium and pygambit is missing: "
+                               "pip install 'gops-solver[multi]' (or pip install --pre pygambit)") from None
+    return pygambit
+
+
+def _strategic_game(gbt, U):
+    # pygambit 17 names the table constructor StrategicGame.from_arrays; 16.x had Game.from_arrays
+    maker = getattr(gbt, "StrategicGame", None) or gbt.Game
+    return maker.from_arrays(*[np.ascontiguousarray(U[i], dtype=float) for i in range(U.shape[0])])
+
+
+def logit_equilibrium(U, maxregret=1e-8) -> list:
+    """The logit selection (limit of the principal logit QRE branch) by pygambit.
+
+    A player whose payoffs do not depend on the bids at all stays at the
+    uniform mix along the whole branch (their logit response ignores
+    ``lambda``); such players are averaged out first and the branch of the
+    remaining game is traced (pygambit fails on such games). A single
+    remaining player's logit response tends to the uniform mix over their
+    best cards.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    maxregret : float
+        pygambit's stopping rule (regret relative to the payoff range).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One mixed strategy per player.
+    """
+    m, k = U.shape[0], U.shape[1]
+    uniform = np.full(k, 1.0 / k)
+    flat = [i for i in range(m) if np.ptp(U[i]) <= PURE_TOL]
+    active = [i for i in range(m) if i not in flat]
+    out = [uniform.copy() for _ in range(m)]
+    if not active:
+        return out
+    R = U[active]
+    for i in reversed(flat):  # average the indifferent players' axes (axis i + 1 of U)
+        R = np.tensordot(R, uniform, axes=([i + 1], [0]))
+    if len(active) == 1:
+        best = R[0] >= R[0].max() - PURE_TOL
+        out[active[0]] = best / best.sum()
+        return out
+    gbt = _gambit()
+    game = _strategic_game(gbt, R)
+    # pygambit's default stopping rule first; on near-degenerate games (the
+    # continuation values carry the 1e-8 regrets of earlier stages) the
+    # tracer can fail to reach it, then looser targets are tried; the
+    # caller's deviation check (<= DEVIATION_TOL) decides in the end
+    for target in _LOGIT_TARGETS:
+        res = gbt.nash.logit_solve(game, maxregret=max(maxregret, target))
+        eq = res.equilibrium if hasattr(res, "equilibrium") else (res.equilibria[0] if res.equilibria else None)
+        if eq is not None:
+            strategies = _read_profile(game, eq, out, active)
+            if deviation_gain(U, strategies) <= DEVIATION_TOL:
+                return strategies
+            for support_tol in _SUPPORT_TOLS:
+                polished = polish(U, strategies, support_tol)
+                if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
+                    return polished
+    raise EquilibriumError(f"pygambit's logit_solve found no equilibrium of a {m}-player {k}-card game "
+                           f"({getattr(res, 'reason', 'no reason given')}); report the game")
+
+
+def polish(U, strategies, support_tol=1e-6, iters=30):
+    """Newton's method on the equal-payoff conditions of an approximate equilibrium's supports.
+
+    On its support every card of a player earns the same against the others'
+    mixes, and the mix sums to 1: a square system in the support
+    probabilities, solved from ``strategies`` (the logit tracer's endpoint,
+    accurate to its regret target). Returns the refined profile, or None
+    if a probability leaves [0, 1] or Newton stalls.
+    """
+    m, k = U.shape[0], U.shape[1]
+    supports = [np.flatnonzero(p > support_tol) for p in strategies]
+    sizes = [len(S) for S in supports]
+    x = np.concatenate([strategies[i][supports[i]] for i in range(m)])
+
+    def profile(x):
+        out, pos = [], 0
+        for i in range(m):
+            p = np.zeros(k)
+            p[supports[i]] = x[pos:pos + sizes[i]]
+            out.append(p)
+            pos += sizes[i]
+        return out
+
+    def residual(x):
+        prof = profile(x)
+        res = []
+        for i in range(m):
+            own = pure_payoffs(U, prof, i)[supports[i]]
+            res.extend(own[1:] - own[0])
+            res.append(prof[i].sum() - 1.0)
+        return np.array(res)
+
+    for _ in range(iters):
+        r = residual(x)
+        if np.max(np.abs(r)) <= 1e-13:
+            break
+        h = 1e-7
+        J = np.empty((r.size, x.size))
+        for c in range(x.size):
+            step = np.zeros(x.size)
+            step[c] = h
+            J[:, c] = (residual(x + step) - r) / h
+        x = x - np.linalg.lstsq(J, r, rcond=None)[0]
+    if np.min(x) < -1e-12 or not np.all(np.isfinite(x)):
+        return None
+    return [p / p.sum() for p in (np.clip(q, 0.0, None) for q in profile(x))]
+
+
+def _read_profile(game, eq, uniform_profile, active):
+    out = [p.copy() for p in uniform_profile]
+    for i, player in zip(active, game.players):
+        if isinstance(player, str):  # pygambit 17: players and strategies are labels
+            mixed = eq[player]
+            p = np.array([float(mixed[s]) for s in game.get_strategies(player)])
+        else:  # pygambit 16
+            p = np.array([float(eq[s]) for s in player.strategies])
+        p = np.clip(p, 0.0, None)
+        out[i] = p / p.sum()
+    return out
+
+
+def select_equilibrium(U) -> StageEquilibrium:
+    """Apply the selection rule of this module to the stage game ``U``.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k), float64
+
+    Returns
+    -------
+    StageEquilibrium
+
+    Raises
+    ------
+    EquilibriumError
+        If the selected profile's deviation gain exceeds ``DEVIATION_TOL``.
+    """
+    U = np.asarray(U, dtype=np.float64)
+    m, k = U.shape[0], U.shape[1]
+    pure = pure_equilibria(U)
+    if len(pure) == 1:
+        strategies = [np.eye(k)[b] for b in pure[0]]
+        method = "pure"
+    else:
+        try:
+            strategies = logit_equilibrium(U)
+            method = "logit"
+        except EquilibriumError:
+            if not pure:
+                raise
+            strategies = [np.eye(k)[b] for b in pure[0]]
+            method = "first-pure"
+    values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
+    gain = deviation_gain(U, strategies)
+    if not gain <= DEVIATION_TOL:
+        raise EquilibriumError(f"{method} stage equilibrium of a {m}-player {k}-card game gains {gain:.3g} "
+                               f"by deviating (> {DEVIATION_TOL}); report the game")
+    return StageEquilibrium(strategies, values, gain, method)

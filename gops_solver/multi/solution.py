@@ -1,0 +1,206 @@
+"""MultiSolution: a solved 3- or 4-player game, its queries and its verification."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..rules import Rules
+from .constants import SECURITY_TOL
+from .equilibrium import deviation_gain, select_equilibrium
+from .induction import Induction
+from .state import MultiState, relabel, validate_multi_state
+
+__all__ = ["MultiQuery", "MultiSolution", "solve_multi", "subgame_solver"]
+
+
+@dataclass
+class MultiQuery:
+    """Answer at one decision state (players in the order given).
+
+    Attributes
+    ----------
+    security : list of float
+        Each player's security value: what they can guarantee against all the
+        others coordinating (exact; includes the score already made).
+    values : list of float
+        Each player's expected payoff under the computed equilibrium
+        (includes the score already made under ``points``).
+    strategies : list of dict
+        Card -> probability: the equilibrium's stage strategy of each player.
+    deviation_gain : float
+        Largest gain of any player by a pure deviation in this stage game.
+    method : str
+        How the stage equilibrium was selected (``pure`` or ``logit``).
+    state : MultiState
+    """
+
+    security: list
+    values: list
+    strategies: list
+    deviation_gain: float
+    method: str
+    state: MultiState
+
+    def to_dict(self) -> dict:
+        """Plain data for JSON output."""
+        s = self.state
+        return {"security": self.security, "values": self.values,
+                "strategies": [{str(c): p for c, p in d.items()} for d in self.strategies],
+                "deviation_gain": self.deviation_gain, "method": self.method,
+                "state": {"hands": [list(h) for h in s.hands], "pot": s.pot, "prizes": list(s.prizes),
+                          "scores": list(s.scores)}}
+
+
+class MultiSolution:
+    """The solved values of a 3- or 4-player game (see :func:`solve_multi`).
+
+    States not reached while solving (none, from the start) are solved on
+    demand by :meth:`query`.
+    """
+
+    def __init__(self, rules: Rules, induction: Induction, security, values, seconds):
+        self.rules = rules
+        self.induction = induction
+        self.security = [float(v) for v in security]
+        self.values = [float(v) for v in values]
+        self.seconds = seconds
+
+    @property
+    def states(self) -> int:
+        """Canonical decision states solved (each is one stage game of each kind)."""
+        return len(self.induction.table)
+
+    @property
+    def methods(self) -> dict:
+        """How many stage equilibria were pure and how many came from the logit selection."""
+        return dict(self.induction.methods)
+
+    @property
+    def max_deviation_gain(self) -> float:
+        """Largest deviation gain over every stage equilibrium selected while solving."""
+        return self.induction.max_gain
+
+    def __repr__(self):
+        return f"MultiSolution({self.rules.describe()}, states={self.states:,})"
+
+    def query(self, hands, pot, prizes=(), scores=None) -> MultiQuery:
+        """Security values, equilibrium values and strategies at a decision state.
+
+        Parameters
+        ----------
+        hands : sequence of card lists (or ``"1,2;2,3;1,3"``)
+            One hand per player, equal sizes.
+        pot : int
+            Revealed prize plus carried pot.
+        prizes : iterable of int
+            Hidden prizes (hand size - 1).
+        scores : sequence of int, optional
+            Points won so far (default all 0).
+
+        Returns
+        -------
+        MultiQuery
+
+        Raises
+        ------
+        ValueError
+            If the state cannot occur under the rules (one line).
+        """
+        state = validate_multi_state(self.rules, hands, pot, prizes, scores)
+        ind = self.induction
+        if not ind.with_equilibrium:
+            raise ValueError("this solution holds security values only: solve with equilibrium=True to query")
+        masks = relabel(state.hands)
+        key, perm = ind.key(masks, state.pot, state.prizes, state.scores)
+        if key not in ind.table:
+            ind.decision(masks, state.pot, state.prizes, state.scores)
+        sec_c, eq_c = ind.table[key]
+        game = ind.stage(key)
+        found = select_equilibrium(game.equilibrium)
+        m = self.rules.players
+        base = state.scores if ind.points else (0,) * m
+        security, values, strategies = [0.0] * m, [0.0] * m, [None] * m
+        for j, i in enumerate(perm):
+            security[i] = float(sec_c[j] + base[i])
+            values[i] = float(eq_c[j] + base[i])
+            strategies[i] = {c: float(p) for c, p in zip(state.hands[i], found.strategies[j])}
+        return MultiQuery(security, values, strategies, float(found.gain), found.method, state)
+
+    def verify(self, backend="highs") -> dict:
+        """Recompute every stored state from its successors.
+
+        Each player-vs-coalition game is re-solved (by HiGHS unless
+        ``backend="numba"``) and compared with the stored security value;
+        each stage equilibrium is re-selected, compared with the stored
+        values, and its deviation gain recomputed.
+
+        Returns
+        -------
+        dict
+            ``states``, ``security_residual`` (largest |stored - recomputed|),
+            ``value_residual``, ``max_deviation_gain``, ``ok`` (residuals
+            <= 1e-9 and gain <= 1e-6) and ``worst`` (the key of the worst state).
+        """
+        ind = self.induction
+        checker = Induction(self.rules, stage_solver=backend)
+        checker.table = ind.table  # successors are read from the stored table
+        sec_res = val_res = gain = 0.0
+        worst = None
+        for key, (sec, eq) in list(ind.table.items()):
+            game = ind.stage(key)
+            for i in range(self.rules.players):
+                r = abs(checker.security_value(game.security[i], i) - sec[i])
+                if r > sec_res:
+                    sec_res, worst = r, key
+            found = select_equilibrium(game.equilibrium)
+            val_res = max(val_res, float(np.max(np.abs(found.values - np.asarray(eq)))))
+            gain = max(gain, deviation_gain(game.equilibrium, found.strategies))
+        from .constants import DEVIATION_TOL
+        ok = sec_res <= SECURITY_TOL and val_res <= SECURITY_TOL and gain <= DEVIATION_TOL
+        return {"states": len(ind.table), "security_residual": sec_res, "value_residual": val_res,
+                "max_deviation_gain": gain, "ok": ok, "worst": None if worst is None else repr(worst)}
+
+
+def subgame_solver(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
+    """A solution that solves only what queries need (the sub-games below the queried states).
+
+    Its ``security`` and ``values`` at the start are NaN; :meth:`MultiSolution.query`
+    works as on a full solution.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError("subgame_solver() takes a Rules object")
+    nan = [float("nan")] * rules.players
+    return MultiSolution(rules, Induction(rules, stage_solver), nan, nan, 0.0)
+
+
+def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = True) -> MultiSolution:
+    """Solve a 3- or 4-player game from the start by backward induction.
+
+    Parameters
+    ----------
+    rules : Rules
+        ``players`` 3 or 4 (2 is accepted too and gives the security values
+        of the classic game played as "A vs B").
+    stage_solver : {"numba", "highs"}
+        Backend of the player-vs-coalition games.
+    equilibrium : bool
+        False solves the security values only (much faster: no n-player
+        stage equilibria); ``values`` are then NaN and queries raise.
+
+    Returns
+    -------
+    MultiSolution
+        ``security`` and ``values`` at the start (averaged over the first
+        prize for a random order), per player.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError("solve_multi() takes a Rules object: solve_multi(Rules(n=5, players=3))")
+    if stage_solver not in ("numba", "highs"):
+        raise ValueError(f"unknown stage solver {stage_solver!r}: use numba or highs")
+    t0 = time.perf_counter()
+    ind = Induction(rules, stage_solver, equilibrium)
+    sec, eq = ind.start()
+    return MultiSolution(rules, ind, sec, eq, time.perf_counter() - t0)
