@@ -36,7 +36,11 @@ _MAX_SOLVE_SECONDS = 600
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object describing the file written")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row describing the file written")
 def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_rows, as_json, as_csv):
-    """Write the value and both optimal strategies at every reachable decision state of the first rounds."""
+    """Export values and both strategies of the first rounds.
+
+    One row per reachable decision state of the first R rounds (or of one
+    level): the value and both optimal bid distributions.
+    """
     from .export import DEFAULT_MAX_ROWS, to_frame, write
     from .solution import load, projected_work, solve
     if as_json and as_csv:

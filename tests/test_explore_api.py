@@ -47,7 +47,7 @@ def cli_query(params, solution=None):
     args = ["query"] + (["--solution", solution] if solution else [])
     for k, v in params.items():
         args.append(f"--{k.replace('_', '-')}={v}")
-    return CliRunner().invoke(cli, args + ["--json"])
+    return CliRunner().invoke(cli, args + ["--json"], prog_name="gops")
 
 
 POSITIONS = [

@@ -12,7 +12,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _module(*args):
-    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    # a fixed width, so help text wraps and abbreviates as under CliRunner (terminal_width below)
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "80"}
     return subprocess.run([sys.executable, "-m", "gops_solver", *args], capture_output=True, text=True, env=env,
                           cwd=ROOT)
 
@@ -20,9 +21,8 @@ def _module(*args):
 def test_same_output_as_the_gops_command():
     for args in (["info", "-n", "5", "--json"], ["--help"], ["query", "--help"]):
         got = _module(*args)
-        want = CliRunner().invoke(cli, args, prog_name="gops")
+        want = CliRunner().invoke(cli, args, prog_name="gops", terminal_width=80)
         assert got.returncode == want.exit_code == 0
-        # help text wraps to the terminal's width, which differs between a pipe and CliRunner
         assert got.stdout.split() == want.output.split()
         assert got.stdout.startswith("Usage: gops ") or args[0] != "--help"
 

@@ -52,7 +52,7 @@ def test_package_metadata_is_complete():
     assert meta["license"] == "MIT" and meta["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert meta["version"] == gops_solver.__version__
-    assert meta["readme"] == "README.md" and meta["scripts"]["gops"] == "gops_solver.cli:main"
+    assert meta["readme"] == "README.md" and meta["scripts"]["gops"] == "gops_solver.entry:main"
     assert any(c.startswith("Intended Audience") for c in meta["classifiers"])
     assert any(c.startswith("Programming Language :: Python :: 3.") for c in meta["classifiers"])
     assert {"test", "export", "openspiel", "docs"} <= set(meta["optional-dependencies"])

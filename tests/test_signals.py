@@ -164,7 +164,7 @@ def test_ctrl_c_stops_a_long_simulation_quickly():
 
 def test_simulation_chunks_are_one_stream(monkeypatch):
     """Chunking changes nothing: the same games, the same figures, as one long run."""
-    from gops_solver import evaluate as ev
+    from gops_solver import simulate as ev
     rules = Rules(5, "carry", "points")
     one = ev.simulate("uniform", "match", rules, 5000, seed=9).to_dict()
     monkeypatch.setattr(ev, "_SIM_CHUNK", 777)
