@@ -14,6 +14,7 @@ import sys
 import click
 
 from .cards import format_card, format_cards, parse_cards
+from .constants import MAX_CARDS
 from .jsonout import dumps
 from .projection import OVERHEAD_BYTES, duration, machine_memory
 from .rules import TIEBREAKS, parse_match_score, rules_from_options, with_options
@@ -145,7 +146,7 @@ def _query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, 
                              f"or use a matching file")
         rules = sol.rules
     else:
-        rules = _rules(cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak, default_n=13)
+        rules = _rules(cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak, default_n=MAX_CARDS)
         _check_size(rules, "this query (the whole game is solved first)")
         sol = solve_rules(rules)
     n = rules.n

@@ -434,8 +434,14 @@ def write_variant(path, sol: VariantSolution) -> None:
 
 
 def is_variant_file(path) -> bool:
-    """True when ``path`` starts like a variant solution file."""
+    """True when ``path`` is a regular file that starts like a variant solution file.
+
+    Anything else (a FIFO, a device, a folder) is left to the classic loader, which
+    refuses it in one line: opening a FIFO here would wait for a writer forever.
+    """
     try:
+        if not os.path.isfile(path):
+            return False
         with open(path, "rb") as fh:
             return fh.read(len(MAGIC)) == MAGIC
     except OSError:
