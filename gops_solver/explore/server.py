@@ -138,7 +138,9 @@ class Explorer:
             args.append(f"--{key.replace('_', '-')}={value}")
         command = self._rule_command if rules_only else self._query
         try:
-            ctx = command.make_context("query", args)
+            # the CLI's help names: click caches a command's help option on first use, and a
+            # context with other names would change `gops query --help` in this process
+            ctx = command.make_context("query", args, help_option_names=["-h", "--help"])
         except click.exceptions.Exit:
             raise InputError(f"unknown parameters: use {', '.join(_RULE_PARAMS + _STATE_PARAMS)}") from None
         except click.ClickException as exc:
