@@ -5,6 +5,7 @@ must end the program with one line, not a traceback, so this module imports
 nothing of the package until the handlers are in place.
 """
 
+import os
 import signal
 import sys
 
@@ -21,9 +22,12 @@ def main():
     try:
         from .cli import main as cli_main
         cli_main()
-    except Terminated:
-        print("\nterminated", file=sys.stderr)
-        sys.exit(143)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        # reached only when the interrupt came before the commands' own handling (while the
+        # solver's modules were still importing): nothing is written yet, and a half-imported
+        # module's shutdown hooks could turn the exit back into a raw SIGINT death, so leave at once
+        terminated = isinstance(exc, Terminated)
+        print("\nterminated" if terminated else "\ninterrupted", file=sys.stderr)
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(143 if terminated else 130)
