@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from .. import __version__
 from ..cards import parse_cards
 from ..rules import Rules, _whole
 from ..stage import StageSolveError, solve_matrix_game
+from ..storage import atomic_write
 from ..tolerances import VALUE_TOL
 from .kernel import entry, level_kernel
 from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
@@ -399,7 +399,7 @@ def _crc(a) -> int:
 
 
 def write_variant(path, sol: VariantSolution) -> None:
-    """Write a variant solution atomically (temporary file, fsync, rename)."""
+    """Write a variant solution atomically, by :func:`~gops_solver.storage.atomic_write`."""
     path = os.fspath(path)
     tables = [np.ascontiguousarray(t, dtype=np.float64) for t in sol.tables]
     header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": sol.rules.to_dict(),
@@ -408,29 +408,8 @@ def write_variant(path, sol: VariantSolution) -> None:
     blob = json.dumps(header).encode()
     head = MAGIC + len(blob).to_bytes(8, "little") + blob
     head += b"\0" * (-len(head) % _ALIGN)
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(f"cannot write {path}: it is a directory; give a file name")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".gops-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(head)
-            for t in tables:
-                fh.write(memoryview(t).cast("B"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-        raise
+    # the classic files' writer: locked temporary file, umask mode, fsync, rename, folder synced
+    atomic_write(path, [head, *tables])
 
 
 def is_variant_file(path) -> bool:
