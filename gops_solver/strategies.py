@@ -56,7 +56,7 @@ from .constants import MAX_CARDS, PROB_TOL, TOKEN_SCRATCH
 from .encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, classes
 from .stage import solve_stage
 from .statekeys import _popcount, cards_of, decision_key, mask_of, unpack_key  # noqa: F401  (re-exported)
-from .tables import WORK, GameAxes, LevelTable, stage_matrix, stage_structure
+from .tables import NO_SLOTS, WORK, GameAxes, LevelTable, stage_matrix, stage_structure
 
 #: names of the built-in heuristics, in the order of their kernel codes
 HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional")
@@ -206,7 +206,7 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
     prev = LevelTable(eq.R[eq.r_off[km]:eq.r_off[km + 1]], eq.canon[eq.canon_off[km]:eq.canon_off[km + 1]],
                       eq.offset[eq.offset_off[km]:eq.offset_off[km + 1]],
                       eq.ncarry[eq.ncarry_off[km]:eq.ncarry_off[km + 1]], eq.nsets[km],
-                      eq.cvals[eq.cvals_off[km]:eq.cvals_off[km + 1]], eq.dmax[km])
+                      eq.cvals[eq.cvals_off[km]:eq.cvals_off[km + 1]], eq.dmax[km], 0, NO_SLOTS)
     ci = 0
     if game.random_order:
         s_prev = game.set_rank[pm_after]

@@ -92,7 +92,14 @@ class LevelAxes(NamedTuple):
 
 
 class LevelTable(NamedTuple):
-    """A finished level: its flat table ``R`` and how to read it (see module docstring)."""
+    """A finished level, or some of its prize-set blocks: the flat table ``R`` and how to read it.
+
+    ``block == 0``: the whole level in the pattern-major layout of the module
+    docstring. ``block > 0``: ``R`` holds whole prize-set blocks of
+    ``block`` entries each (:mod:`~.blocks`), set ``s`` in slot
+    ``set_slot[s]`` (-1: not loaded), pattern ``p`` at ``offset[p]`` within
+    its block, indexed ``(carry, diff)``.
+    """
 
     R: np.ndarray
     canon: np.ndarray
@@ -101,6 +108,8 @@ class LevelTable(NamedTuple):
     nsets: int
     cvals: np.ndarray
     dmax: int
+    block: int
+    set_slot: np.ndarray
 
 
 class Stage(NamedTuple):
@@ -148,7 +157,11 @@ def level_table(space, k: int, R) -> LevelTable:
     """Level ``k`` of ``space`` with its flat table ``R`` (an array or a mapped file)."""
     lay = space.layouts[k]
     return LevelTable(np.asarray(R), lay.canon, lay.offset, lay.ncarry, len(space.sets[k]), space.cvals[k],
-                      int(space.dmax[k]))
+                      int(space.dmax[k]), 0, NO_SLOTS)
+
+
+#: ``set_slot`` of a whole level (the pattern-major layout has no slots)
+NO_SLOTS = np.zeros(0, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------
@@ -171,7 +184,12 @@ def read_value(table, h, s, c, d):
     if c >= nc or s >= table.nsets or d > table.dmax or d < -table.dmax:
         return np.nan
     nd = 2 * table.dmax + 1
-    return sign * table.R[table.offset[p] + (s * nc + c) * nd + d + table.dmax]
+    if table.block == 0:
+        return sign * table.R[table.offset[p] + (s * nc + c) * nd + d + table.dmax]
+    slot = table.set_slot[s]
+    if slot < 0:
+        return np.nan  # a prize set whose block was not loaded
+    return sign * table.R[slot * table.block + table.offset[p] + c * nd + d + table.dmax]
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,365 @@
+"""Solve level by level, one prize-set block at a time, into a block store.
+
+The induction of :mod:`~.induction` fills a whole level at once; here each
+level is cut into its prize-set blocks (:mod:`~.blocks`), and a block is
+computed by the same kernel, :func:`~.induction.level_kernel`, from the
+``k`` blocks of level ``k - 1`` it reads (the sets left hidden after each
+possible reveal). Only those blocks are in memory, plus a cache of recently
+read ones bounded by the memory budget, so a solve needs about the largest
+block times ``k + 1``, not a level.
+
+Blocks of one level are independent: :func:`solve_blocked` computes them in
+this process, or hands them to Dask workers (:func:`compute_block` is the
+task), each of which reads its inputs from the store and writes its block.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections import OrderedDict
+
+import numpy as np
+
+from .blocks import BlockStats, BlockStore
+from .constants import MAX_CARDS
+from .induction import level0_table, level_kernel
+from .rules import Rules
+from .stage import StageSolveError
+from .storage import notify
+from .tables import LevelTable, game_axes, level_axes
+
+
+# ---------------------------------------------------------------------------
+# the block geometry of a state space
+# ---------------------------------------------------------------------------
+
+def store_manifest(rules: Rules, space) -> dict:
+    """The manifest of ``rules``' block store: block counts and lengths per level."""
+    nsets = [len(space.sets[k]) for k in range(space.kmax + 1)]
+    return {"rules": rules.to_dict(), "nsets": nsets,
+            "block_len": [space.size(k) // nsets[k] for k in range(space.kmax + 1)]}
+
+
+def children(space, k: int, rank: int) -> list:
+    """Ranks at level ``k - 1`` of the blocks that block ``(k, rank)`` reads, in reveal order."""
+    if not space.random_order:
+        return [0]
+    mask = int(space.sets[k][rank])
+    ps = space.prize_sets
+    return [int(ps.set_rank[mask & ~(1 << q)]) for q in range(ps.m) if (mask >> q) & 1]
+
+
+def block_table(space, k: int, blocks: dict) -> LevelTable:
+    """A :class:`~.tables.LevelTable` of level ``k`` holding the blocks ``{rank: data}``."""
+    lay = space.layouts[k]
+    nsets = len(space.sets[k])
+    blen = lay.size // nsets
+    ranks = sorted(blocks)
+    slot = np.full(nsets, -1, dtype=np.int64)
+    slot[ranks] = np.arange(len(ranks))
+    R = np.concatenate([np.asarray(blocks[r], dtype=np.float64) for r in ranks]) if ranks else np.zeros(0)
+    return LevelTable(R, lay.canon, lay.offset // nsets, lay.ncarry, nsets, space.cvals[k], int(space.dmax[k]),
+                      blen, slot)
+
+
+def block_axes(space, level, k: int, rank: int):
+    """:class:`~.tables.LevelAxes` of block ``(k, rank)``: one prize set, offsets within the block."""
+    nsets = len(space.sets[k])
+    return level._replace(sets=level.sets[rank:rank + 1], min_ties=level.min_ties[rank:rank + 1],
+                          offset=space.layouts[k].offset // nsets)
+
+
+def set_major(space, k: int, R) -> np.ndarray:
+    """Level ``k``'s pattern-major flat table ``R`` as blocks: shape ``(nsets, block_len)``."""
+    lay = space.layouts[k]
+    nsets = len(space.sets[k])
+    R = np.asarray(R)
+    out = np.empty((nsets, lay.size // nsets))
+    osm = lay.offset // nsets
+    for p in range(len(lay.canonical)):
+        out[:, osm[p]:osm[p + 1]] = R[lay.offset[p]:lay.offset[p + 1]].reshape(nsets, -1)
+    return out
+
+
+def pattern_major(space, k: int, blocks) -> np.ndarray:
+    """Inverse of :func:`set_major`: the flat level table from its blocks ``(nsets, block_len)``."""
+    lay = space.layouts[k]
+    nsets = len(space.sets[k])
+    out = np.empty(lay.size)
+    osm = lay.offset // nsets
+    for p in range(len(lay.canonical)):
+        out[lay.offset[p]:lay.offset[p + 1]] = blocks[:, osm[p]:osm[p + 1]].ravel()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# computing one block
+# ---------------------------------------------------------------------------
+
+class BlockCache:
+    """Blocks read from the store, least recently used dropped beyond ``capacity`` bytes."""
+
+    def __init__(self, store: BlockStore, capacity: int):
+        self.store, self.capacity = store, int(capacity)
+        self._data = OrderedDict()
+        self._bytes = 0
+        self.reads = 0
+
+    def get(self, k: int, rank: int) -> np.ndarray:
+        key = (k, rank)
+        if key in self._data:
+            self._data.move_to_end(key)
+            return self._data[key]
+        data = self.store.read_block(k, rank)
+        self.reads += 1
+        self._data[key] = data
+        self._bytes += data.nbytes
+        while self._bytes > self.capacity and len(self._data) > 1:
+            _, old = self._data.popitem(last=False)
+            self._bytes -= old.nbytes
+        return data
+
+    def drop_level(self, k: int) -> None:
+        """Forget the blocks of level ``k`` (no block above the next level reads them)."""
+        for key in [key for key in self._data if key[0] == k]:
+            self._bytes -= self._data.pop(key).nbytes
+
+
+def solve_block(space, k: int, rank: int, read) -> tuple:
+    """Values of block ``(k, rank)``, from the level ``k - 1`` blocks ``read(k - 1, r)`` returns.
+
+    Returns
+    -------
+    data : ndarray
+        The block (NaN where the induction leaves a slot empty).
+    games : int
+        Stage games solved.
+
+    Raises
+    ------
+    StageSolveError
+        A stage game was not solved to optimality (a solver bug).
+    """
+    if k == 0:
+        return level0_table(space), 0
+    game = game_axes(space)
+    level = block_axes(space, level_axes(space, k), k, rank)
+    prev = block_table(space, k - 1, {r: read(k - 1, r) for r in children(space, k, rank)})
+    out = np.full(space.size(k) // len(space.sets[k]), np.nan)
+    ps = np.arange(len(level.canonical), dtype=np.int64)
+    games = np.zeros(len(ps), np.int64)
+    fails = np.zeros(len(ps), np.int64)
+    failed = np.zeros(2 + MAX_CARDS * MAX_CARDS)
+    level_kernel(game, level, prev, ps, out, games, fails, failed, False)
+    if fails.any():
+        na, nb = int(failed[0]), int(failed[1])
+        raise StageSolveError(f"{int(fails.sum())} stage games of block ({k}, {rank}) were not solved to "
+                              f"optimality (one of them: {failed[2:2 + na * nb].reshape(na, nb).tolist()!r}); "
+                              f"this is a solver bug, please report it")
+    return out, int(games.sum())
+
+
+def count_states(space, k: int, data) -> int:
+    """Positions valued in one block, mirror images included (as :attr:`Solution.states`)."""
+    n = int(np.count_nonzero(~np.isnan(data)))
+    if not space.mirror or k == 0:
+        return n if k else 0
+    lay = space.layouts[k]
+    nsets = len(space.sets[k])
+    p = lay.canon[space.patterns.index([2] * k)]
+    osm = lay.offset // nsets
+    return 2 * n - int(np.count_nonzero(~np.isnan(data[osm[p]:osm[p + 1]])))
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_space(rules_json: str):
+    # a Dask worker builds each rule set's axes once, then serves many blocks
+    import json
+    from .solution import full_space
+    return full_space(Rules.from_dict(json.loads(rules_json)))
+
+
+def compute_block(root: str, rules_json: str, k: int, rank: int) -> BlockStats:
+    """The Dask task: solve block ``(k, rank)`` of the store at ``root`` and write it there.
+
+    Reads its inputs from the store, writes atomically, so a worker killed
+    mid-task leaves no trace but a temporary file the next run removes.
+    """
+    space = _worker_space(rules_json)
+    store = BlockStore.open(root)
+    t0 = time.perf_counter()
+    data, games = solve_block(space, k, rank, store.read_block)
+    secs = time.perf_counter() - t0
+    store.write_block(k, rank, data, games, secs)
+    return BlockStats(k, rank, games, secs, count_states(space, k, data))
+
+
+# ---------------------------------------------------------------------------
+# the driver
+# ---------------------------------------------------------------------------
+
+def parse_memory(text) -> int:
+    """Bytes of a memory budget such as ``"1GB"``, ``"512MB"``, ``"2.5GiB"`` or a plain number."""
+    s = str(text).strip().upper().replace(" ", "")
+    units = {"TIB": 1 << 40, "GIB": 1 << 30, "MIB": 1 << 20, "KIB": 1 << 10,
+             "TB": 10**12, "GB": 10**9, "MB": 10**6, "KB": 10**3, "T": 10**12, "G": 10**9, "M": 10**6,
+             "K": 10**3, "B": 1}
+    for u, mult in units.items():
+        if s.endswith(u):
+            num, scale = s[:-len(u)], mult
+            break
+    else:
+        num, scale = s, 1
+    try:
+        val = float(num)
+    except ValueError:
+        val = -1.0
+    if not np.isfinite(val) or val <= 0:
+        raise ValueError(f"--memory {text!r} is not a size: write e.g. 1GB, 512MB or 2.5GiB")
+    return int(val * scale)
+
+
+def _rss_bytes() -> int:
+    """Resident memory of this process now (Linux; 0 where unknown)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def block_order(space, k: int) -> list:
+    """The order blocks of level ``k`` are solved in: sets sharing children close together.
+
+    Masks in increasing numeric order: consecutive sets differ in few low
+    prizes, so the cache of level ``k - 1`` blocks is mostly hit.
+    """
+    if not space.random_order:
+        return [0]
+    masks = np.asarray(space.sets[k])
+    return [int(r) for r in np.argsort(masks, kind="stable")]
+
+
+def plan_memory(space) -> dict:
+    """The memory a blocked solve needs at least: per level, the block and the ``k`` blocks it reads."""
+    need = []
+    for k in range(1, space.kmax + 1):
+        blen = space.size(k) // len(space.sets[k])
+        bprev = space.size(k - 1) // len(space.sets[k - 1])
+        nchild = k if space.random_order else 1
+        need.append(8 * (blen + 2 * nchild * bprev))  # the block, its inputs and their concatenation
+    return {"per_level": need, "min_bytes": max(need) if need else 0}
+
+
+def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progress=None, resume=False,
+                  restart=False) -> dict:
+    """Solve ``rules`` into the block store ``out``; see module docstring.
+
+    Parameters
+    ----------
+    rules : Rules
+    out : str or path-like
+        Folder (or fsspec URL) of the store.
+    space : StateSpace, optional
+        ``full_space(rules)`` when not given.
+    memory : int, optional
+        Bytes this process may hold for blocks (the cache of read blocks is
+        sized from it); default 2 GB.
+    client : distributed.Client, optional
+        Solve each level's blocks on this Dask cluster (its workers must
+        reach ``out``).
+    progress : callable, optional
+        ``progress(level, games)`` after every block; first called as
+        ``progress(level, games, done=True)`` with the work of blocks found
+        finished (``resume``).
+    resume, restart : bool
+        Continue from the finished blocks, or discard them; without either,
+        a store holding blocks of an unfinished solve is refused.
+
+    Returns
+    -------
+    dict
+        ``stage_games``, ``states``, ``seconds``, ``seconds_this_run``,
+        ``blocks``, ``reads`` and ``bytes`` of the store.
+    """
+    import json
+    from .solution import full_space
+    if resume and restart:
+        raise ValueError("choose one of --resume (continue the finished blocks) and --restart (discard them)")
+    space = space if space is not None else full_space(rules)
+    budget = int(memory) if memory is not None else 2 * 10**9
+    need = plan_memory(space)["min_bytes"]
+    if budget < need:
+        raise ValueError(f"--memory {budget / 1e9:.2f} GB is below what one block and its inputs need "
+                         f"({need / 1e9:.2f} GB for {rules.describe()}): give at least --memory "
+                         f"{int(np.ceil(need / 1e8)) / 10:.1f}GB")
+    man = store_manifest(rules, space)
+    root = os.fspath(out)
+    from .blocks import is_store
+    if is_store(root):
+        store = BlockStore.open(root)
+        if store.manifest.get("rules") != man["rules"] or store.nsets != man["nsets"] \
+                or store.block_len != man["block_len"]:
+            old = Rules.from_dict(store.manifest["rules"]).describe() if "rules" in store.manifest else "other rules"
+            raise ValueError(f"{root} holds blocks of {old}, not {rules.describe()}: choose another --out")
+        store.clean_temps()
+        present = any(store._ranks(k) for k in range(len(store.nsets)))
+        if present and not (resume or restart) and not store.is_complete():
+            raise ValueError(f"{root} holds the blocks of an unfinished solve: add --resume to continue it or "
+                             f"--restart to discard them")
+        if present and not (resume or restart) and store.is_complete():
+            raise ValueError(f"{root} already holds a finished solve of {rules.describe()}: query it, or add "
+                             f"--restart to solve again")
+        if restart and present:
+            notify(f"discarding the blocks in {root} (--restart)")
+            store.clear()
+    else:
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise ValueError(f"cannot write the block store {root}: it exists and is not a folder; choose another --out")
+        if os.path.isdir(root) and os.listdir(root):
+            raise ValueError(f"cannot write the block store {root}: the folder is not empty and holds no store; "
+                             f"choose a new or empty folder")
+        store = BlockStore.create(root, man)
+    t0 = time.perf_counter()
+    rules_json = json.dumps(rules.to_dict(), sort_keys=True)
+    done = {k: store.finished(k) for k in range(space.kmax + 1)}
+    games_total = sum(g for d in done.values() for g, _ in d.values())
+    secs_before = sum(s for d in done.values() for _, s in d.values())
+    if progress is not None and games_total:
+        progress(max(k for k in done if done[k]), games_total, done=True)
+    if 0 not in done[0]:
+        store.write_block(0, 0, level0_table(space))
+    # what the process already holds (interpreter, compiled kernels, the axes) counts against the budget
+    cache = BlockCache(store, max(budget - need - _rss_bytes(), 0))
+    states = sum(count_states(space, k, store.read_block(k, r)) for k in range(1, space.kmax + 1) for r in done[k])
+    for k in range(1, space.kmax + 1):
+        todo = [r for r in block_order(space, k) if r not in done[k]]
+        if client is not None:
+            futures = client.map(compute_block, [root] * len(todo), [rules_json] * len(todo), [k] * len(todo),
+                                 todo, pure=False)
+            from distributed import as_completed
+            for fut in as_completed(futures):
+                st = fut.result()
+                games_total += st.games
+                states += st.states
+                if progress is not None:
+                    progress(k, st.games)
+        else:
+            for r in todo:
+                tb = time.perf_counter()
+                data, games = solve_block(space, k, r, cache.get)
+                store.write_block(k, r, data, games, time.perf_counter() - tb)
+                games_total += games
+                states += count_states(space, k, data)
+                if progress is not None:
+                    progress(k, games)
+        cache.drop_level(k - 1)
+    reads = cache.reads
+    this_run = time.perf_counter() - t0
+    info = {"stage_games": int(games_total), "states": int(states), "seconds": secs_before + this_run,
+            "seconds_this_run": this_run, "blocks": int(sum(store.nsets)), "bytes": store.disk_bytes()}
+    store.mark_complete(info)
+    info["reads"] = reads
+    return info

@@ -1,0 +1,287 @@
+"""A solution stored as prize-set blocks: one checksummed file per block.
+
+Under a random order the value table of level ``k`` for the hidden prize
+set ``s`` depends only on the level ``k - 1`` tables of the sets
+``s - {p}``, ``p`` in ``s`` (:mod:`~.induction`). A *block* is that table:
+every stored hand pattern of level ``k``, indexed ``(carry, diff)``, for one
+prize set (under a fixed order each level has one set, so one block). Blocks
+are solved independently (:mod:`~.blocked`), by one process or by Dask
+workers, and read one at a time by queries and ``verify``.
+
+Store layout (a folder, or an fsspec URL all workers reach)::
+
+    manifest.json          rules, format, block counts and lengths
+    L03/00017.blk          level 3, prize set of rank 17 (set_rank order)
+    complete.json          written last: stage games, seconds, states
+
+A block file is ``MAGIC``, a fixed header (level, set rank, length, stage
+games, seconds, CRC-32 of the data) with its own CRC-32, then the
+little-endian float64 data. It is written to a temporary file, synced and
+renamed (:func:`~.storage.atomic_write`), so a block is either absent or
+whole; a damaged one fails its checksum and is recomputed on ``--resume``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from .storage import TEMP_PREFIX, TEMP_SUFFIX, atomic_write, clean_stale_temps, notify
+
+MAGIC = b"GOPSBLK1"
+STORE_FORMAT = 1
+_HEAD = struct.Struct("<IIQQdI")  # level, rank, entries, stage games, seconds, data crc32
+MANIFEST, COMPLETE = "manifest.json", "complete.json"
+
+
+def is_url(root) -> bool:
+    """True for an fsspec URL (``s3://...``, ``file://...``), False for a local path."""
+    return "://" in os.fspath(root)
+
+
+def is_store(path) -> bool:
+    """True when ``path`` is a block store (a folder holding ``manifest.json``)."""
+    path = os.fspath(path)
+    if is_url(path):
+        fs, p = _fsspec(path)
+        return fs.exists(p.rstrip("/") + "/" + MANIFEST)
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, MANIFEST))
+
+
+def _fsspec(url):
+    try:
+        import fsspec
+    except ImportError:
+        raise ValueError(f"{url} is a URL, which needs fsspec: pip install 'gops-solver[dask]'") from None
+    fs, p = fsspec.core.url_to_fs(url)
+    return fs, p
+
+
+def block_bytes(data: np.ndarray, k: int, rank: int, games: int = 0, seconds: float = 0.0) -> bytes:
+    """The file contents of one block (see module docstring)."""
+    data = np.ascontiguousarray(data, dtype="<f8")
+    head = _HEAD.pack(k, rank, len(data), int(games), float(seconds), zlib.crc32(memoryview(data).cast("B")))
+    return MAGIC + head + zlib.crc32(MAGIC + head).to_bytes(4, "little") + data.tobytes()
+
+
+def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
+    """``(data, games, seconds)`` of a block file's bytes; ValueError naming ``name`` if damaged."""
+    hl = len(MAGIC) + _HEAD.size
+    if len(raw) < hl + 4 or raw[:len(MAGIC)] != MAGIC:
+        raise ValueError(f"{name} is not a gops block (bad magic or truncated header)")
+    if zlib.crc32(raw[:hl]) != int.from_bytes(raw[hl:hl + 4], "little"):
+        raise ValueError(f"{name} is corrupted (block header checksum fails)")
+    kk, rr, n, games, secs, crc = _HEAD.unpack(raw[len(MAGIC):hl])
+    if (kk, rr, n) != (k, rank, length):
+        raise ValueError(f"{name} holds level {kk} set {rr} of {n} entries, not level {k} set {rank} of {length}")
+    body = raw[hl + 4:]
+    if len(body) != 8 * n:
+        raise ValueError(f"{name} is truncated ({len(body)} of {8 * n} data bytes)")
+    if zlib.crc32(body) != crc:
+        raise ValueError(f"{name} is corrupted (block data checksum fails)")
+    return np.frombuffer(body, dtype="<f8"), int(games), float(secs)
+
+
+@dataclass
+class BlockStats:
+    """What solving one block took."""
+
+    k: int
+    rank: int
+    games: int
+    seconds: float
+    states: int
+
+
+class BlockStore:
+    """Read and write the blocks of one solution (see module docstring).
+
+    Parameters
+    ----------
+    root : str or path-like
+        A local folder or an fsspec URL.
+    manifest : dict
+        ``rules`` (``Rules.to_dict``), ``nsets[k]`` and ``block_len[k]`` per
+        level, ``format``.
+    """
+
+    def __init__(self, root, manifest: dict):
+        self.root = os.fspath(root).rstrip("/") if is_url(root) else os.fspath(root)
+        self.manifest = manifest
+        self.nsets = [int(x) for x in manifest["nsets"]]
+        self.block_len = [int(x) for x in manifest["block_len"]]
+        self._fs = _fsspec(self.root) if is_url(self.root) else None
+
+    # -- paths ---------------------------------------------------------------
+    def _join(self, *parts) -> str:
+        if self._fs is not None:
+            return "/".join([self._fs[1].rstrip("/"), *parts])
+        return os.path.join(self.root, *parts)
+
+    def level_dir(self, k: int) -> str:
+        """Folder of level ``k``'s blocks."""
+        return self._join(f"L{k:02d}")
+
+    def block_path(self, k: int, rank: int) -> str:
+        """File of block ``(k, rank)``."""
+        return self._join(f"L{k:02d}", f"{rank:05d}.blk")
+
+    # -- creating and opening ---------------------------------------------------
+    @classmethod
+    def create(cls, root, manifest: dict) -> "BlockStore":
+        """Make the store folder and its manifest (an existing matching store is kept)."""
+        manifest = dict(manifest, format=STORE_FORMAT)
+        store = cls(root, manifest)
+        store._makedirs(store.root)
+        for k in range(len(store.nsets)):
+            store._makedirs(store.level_dir(k))
+        store._put(store._join(MANIFEST), json.dumps(manifest, indent=1, sort_keys=True).encode())
+        return store
+
+    @classmethod
+    def open(cls, root) -> "BlockStore":
+        """Open an existing store; ValueError with the fix when it is not one."""
+        root = os.fspath(root)
+        if not is_store(root):
+            raise ValueError(f"{root} is not a gops block store (no {MANIFEST}): write one with "
+                             f"gops solve --out {root} --memory 4GB")
+        tmp = cls(root, {"nsets": [], "block_len": []})
+        try:
+            manifest = json.loads(tmp._get(tmp._join(MANIFEST)).decode())
+            if manifest.get("format") != STORE_FORMAT:
+                raise ValueError(f"format {manifest.get('format')}")
+            store = cls(root, manifest)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{root}/{MANIFEST} is unreadable ({exc}): solve again with --restart") from None
+        return store
+
+    # -- blocks --------------------------------------------------------------
+    def write_block(self, k: int, rank: int, data: np.ndarray, games: int = 0, seconds: float = 0.0) -> None:
+        """Write block ``(k, rank)`` atomically (absent or whole, never half-written)."""
+        if len(data) != self.block_len[k]:
+            raise ValueError(f"block ({k}, {rank}) has {len(data)} entries, the store expects {self.block_len[k]}")
+        self._put(self.block_path(k, rank), block_bytes(data, k, rank, games, seconds))
+
+    def read_block(self, k: int, rank: int) -> np.ndarray:
+        """The data of block ``(k, rank)``, checksums verified; ValueError if missing or damaged."""
+        return self.read_block_meta(k, rank)[0]
+
+    def read_block_meta(self, k: int, rank: int):
+        """``(data, stage games, seconds)`` of block ``(k, rank)``."""
+        path = self.block_path(k, rank)
+        try:
+            raw = self._get(path)
+        except FileNotFoundError:
+            raise ValueError(f"block {path} is missing: the solve did not finish; rerun gops solve with "
+                             f"--resume") from None
+        try:
+            return parse_block(raw, k, rank, self.block_len[k], path)
+        except ValueError as exc:
+            raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
+
+    def finished(self, k: int) -> dict:
+        """``{rank: (games, seconds)}`` of the blocks of level ``k`` present and whole.
+
+        A damaged block is reported (:func:`~.storage.notify`), removed and
+        left out, so that the solve recomputes it.
+        """
+        out = {}
+        for rank in self._ranks(k):
+            try:
+                _, games, secs = self.read_block_meta(k, rank)
+            except ValueError as exc:
+                notify(f"{exc}".split(": rerun")[0] + "; recomputing it")
+                self._remove(self.block_path(k, rank))
+                continue
+            out[rank] = (games, secs)
+        return out
+
+    def is_complete(self) -> bool:
+        """True once the solve wrote ``complete.json`` (every block present)."""
+        return self._exists(self._join(COMPLETE))
+
+    def complete_info(self) -> dict:
+        """The summary written when the solve finished."""
+        return json.loads(self._get(self._join(COMPLETE)).decode())
+
+    def mark_complete(self, info: dict) -> None:
+        """Write ``complete.json`` (last, atomically)."""
+        self._put(self._join(COMPLETE), json.dumps(info, indent=1, sort_keys=True).encode())
+
+    def clear(self) -> None:
+        """Remove every block and the completion mark (``--restart``); only files the solver wrote."""
+        self._remove(self._join(COMPLETE))
+        for k in range(len(self.nsets)):
+            for rank in self._ranks(k):
+                self._remove(self.block_path(k, rank))
+
+    def clean_temps(self) -> None:
+        """Remove temporary files of interrupted block writes (local stores)."""
+        if self._fs is None:
+            for k in range(len(self.nsets)):
+                clean_stale_temps(self.level_dir(k))
+            clean_stale_temps(self.root)
+
+    def disk_bytes(self) -> int:
+        """Bytes the blocks take."""
+        total = 0
+        for k in range(len(self.nsets)):
+            total += len(self._ranks(k)) * (8 * self.block_len[k] + len(MAGIC) + _HEAD.size + 4)
+        return total
+
+    # -- file system -----------------------------------------------------------
+    def _ranks(self, k: int) -> list:
+        d = self.level_dir(k)
+        try:
+            names = self._fs[0].ls(d, detail=False) if self._fs is not None else os.listdir(d)
+        except FileNotFoundError:
+            return []
+        out = []
+        for name in names:
+            base = name.rsplit("/", 1)[-1]
+            if base.endswith(".blk") and base[:-4].isdigit():
+                out.append(int(base[:-4]))
+        return sorted(out)
+
+    def _makedirs(self, path):
+        if self._fs is not None:
+            self._fs[0].makedirs(path, exist_ok=True)
+            return
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"cannot create {path}: {exc.strerror}; choose a writable --out") from None
+
+    def _put(self, path, data: bytes):
+        if self._fs is None:
+            atomic_write(path, [data])
+            return
+        # object stores make a whole object visible at once; elsewhere rename a temporary name into place
+        fs = self._fs[0]
+        folder, base = path.rsplit("/", 1)
+        tmp = f"{folder}/{TEMP_PREFIX}{base}-{os.getpid()}{TEMP_SUFFIX}"
+        fs.pipe_file(tmp, data)
+        fs.mv(tmp, path)
+
+    def _get(self, path) -> bytes:
+        if self._fs is not None:
+            return self._fs[0].cat_file(path)
+        with open(path, "rb") as fh:
+            return fh.read()
+
+    def _exists(self, path) -> bool:
+        return self._fs[0].exists(path) if self._fs is not None else os.path.exists(path)
+
+    def _remove(self, path):
+        try:
+            if self._fs is not None:
+                self._fs[0].rm(path)
+            else:
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
