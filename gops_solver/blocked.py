@@ -148,7 +148,7 @@ def solve_block(space, k: int, rank: int, read) -> tuple:
     level = block_axes(space, level_axes(space, k), k, rank)
     prev = block_table(space, k - 1, {r: read(k - 1, r) for r in children(space, k, rank)})
     out = np.full(space.size(k) // len(space.sets[k]), np.nan)
-    ps = np.arange(len(level.canonical), dtype=np.int64)
+    ps = _spread_order(len(level.canonical))
     games = np.zeros(len(ps), np.int64)
     fails = np.zeros(len(ps), np.int64)
     failed = np.zeros(2 + MAX_CARDS * MAX_CARDS)
@@ -159,6 +159,13 @@ def solve_block(space, k: int, rank: int, read) -> tuple:
                               f"optimality (one of them: {failed[2:2 + na * nb].reshape(na, nb).tolist()!r}); "
                               f"this is a solver bug, please report it")
     return out, int(games.sum())
+
+
+@functools.lru_cache(maxsize=64)
+def _spread_order(npat: int) -> np.ndarray:
+    # the kernel's parallel loop hands each thread a contiguous run of positions; patterns of
+    # one hand size sit together and cost alike, so a fixed shuffle evens the threads' work
+    return np.random.default_rng(npat).permutation(npat).astype(np.int64)
 
 
 def count_states(space, k: int, data) -> int:
@@ -363,3 +370,81 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
     store.mark_complete(info)
     info["reads"] = reads
     return info
+
+
+# ---------------------------------------------------------------------------
+# reading a finished store
+# ---------------------------------------------------------------------------
+
+class BlockedTables:
+    """The level tables of a block store, read block by block.
+
+    ``view(k, ranks)`` is what the readers use (:func:`~.tables.level_view`):
+    a :class:`~.tables.LevelTable` holding only the blocks asked for.
+    Indexing, ``tables[k]``, assembles a whole level in memory (the
+    pattern-major layout of an in-memory solve), for the few commands that
+    read every state (``evaluate``, ``simulate``, ``export`` of whole
+    levels); it is refused when the level is larger than ``max_bytes``.
+    """
+
+    def __init__(self, store: BlockStore, space, max_bytes: int | None = None):
+        self.store, self.space = store, space
+        self.max_bytes = max_bytes if max_bytes is not None else _available_bytes() // 2
+        self._cache = BlockCache(store, 256 * 10**6)
+
+    def __len__(self) -> int:
+        return self.space.kmax + 1
+
+    def view(self, k: int, ranks=None) -> LevelTable:
+        """Level ``k`` with the blocks ``ranks`` (all when None) loaded."""
+        if ranks is None:
+            ranks = range(len(self.space.sets[k]))
+        return block_table(self.space, k, {int(r): self._cache.get(k, int(r)) for r in ranks})
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        if not 0 <= k <= self.space.kmax:
+            raise IndexError(k)
+        size = 8 * self.space.size(k)
+        if size > self.max_bytes:
+            raise ValueError(f"level {k} of {self.store.root} takes {size / 1e9:.1f} GB, more than the "
+                             f"{self.max_bytes / 1e9:.1f} GB this command may hold: query states one at a time "
+                             f"(gops query) or run it on a machine with more memory")
+        nsets = len(self.space.sets[k])
+        blocks = np.stack([self.store.read_block(k, r) for r in range(nsets)])
+        return pattern_major(self.space, k, blocks)
+
+
+def _available_bytes() -> int:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 4 * 10**9
+
+
+def solve_command(rules: Rules, path) -> str:
+    """The ``gops solve`` command line that writes ``rules`` to the block store ``path``."""
+    return (f"gops solve --cards {rules.n} --tie {rules.tie} --objective {rules.objective} "
+            f"--order {rules.order_name} --out {path} --memory 4GB")
+
+
+def open_store(path, rules=None):
+    """``(rules, space, tables, info)`` of a finished block store; ValueError with the fix otherwise."""
+    from .solution import full_space
+    store = BlockStore.open(path)
+    try:
+        saved = Rules.from_dict(store.manifest["rules"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} has rules this gops does not know ({exc}): solve again") from None
+    if rules is not None and saved != rules:
+        raise ValueError(f"{path} holds a solution for {saved.describe()}, not {rules.describe()}: "
+                         f"use a matching store or solve these rules")
+    if not store.is_complete():
+        raise ValueError(f"{path} holds an unfinished solve: continue it with {solve_command(saved, path)} --resume")
+    space = full_space(saved)
+    if store_manifest(saved, space)["block_len"] != store.block_len:
+        raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again")
+    return saved, space, BlockedTables(store, space), store.complete_info()

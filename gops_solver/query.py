@@ -19,7 +19,7 @@ from .encoding import LUT_OFF, TOK_A, TOK_B, StateSpace, classes, hands_to_patte
 from .induction import run_induction
 from .rules import Rules
 from .stage import StageSolveError, check_backend, solve_matrix_game
-from .tables import game_axes, level_table, stage_matrix, stage_structure
+from .tables import game_axes, level_view, stage_matrix, stage_structure
 
 @dataclass
 class QueryResult:
@@ -140,7 +140,7 @@ def stage_matrix_of(state, space, tables, s_prev, sum_prev, ci):
     stage = stage_structure(tok, u, space.patterns.lut, LUT_OFF)
     M = np.empty((stage.na, stage.nb))
     d = state.diff if space.win else 0
-    if not stage_matrix(game_axes(space), level_table(space, k - 1, tables[k - 1]), k, stage, state.pot, d, ci,
+    if not stage_matrix(game_axes(space), level_view(space, tables, k - 1, [s_prev]), k, stage, state.pot, d, ci,
                         s_prev, sum_prev, M):
         return None
     return cards_a, cards_b, M

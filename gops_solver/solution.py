@@ -27,7 +27,7 @@ from .query import QueryResult, query_state  # noqa: F401  (QueryResult is publi
 from .storage import check_out_path, clean_stale_temps, notify, read_solution, write_solution
 from .rules import Rules, validate_state
 from .stage import check_backend as _check_backend
-from .tables import level_table, read_value
+from .tables import level_view, read_value
 
 
 
@@ -69,6 +69,8 @@ class Solution:
                           sum(_count_states(t, space, k) for k, t in enumerate(tables) if k))
         #: MatchTables of a session under ``win`` or a best-of match; None otherwise
         self.match = None
+        #: the BlockStore the tables are read from (a blocked solve); None otherwise
+        self.store = None
 
     @property
     def value(self) -> float:
@@ -79,7 +81,7 @@ class Solution:
         # a points session is additive: three single games
         games = 3 if self.rules.match == "session" else 1
         top = sp.patterns.index([2] * n)
-        return games * float(read_value(level_table(sp, n, self.tables[n]), top, 0, 0, 0))
+        return games * float(read_value(level_view(sp, self.tables, n, [0]), top, 0, 0, 0))
 
     def __repr__(self):
         return (f"Solution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
@@ -245,6 +247,15 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
     if rules is not None and not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules object, e.g. load(path, rules=Rules(n=6)), not {type(rules).__name__}")
     path = os.fspath(path)
+    from .blocks import is_store
+    if is_store(path):  # a block store written by gops solve --memory / --workers (gops_solver.blocked)
+        from .blocked import open_store
+        saved_rules, space, tables, info = open_store(path, rules)
+        sol = Solution(saved_rules, space, tables, info.get("stage_games", 0), info.get("seconds", 0.0),
+                       "numba", info.get("states"))
+        sol.seconds_this_run = float(info.get("seconds_this_run", sol.seconds))
+        sol.store = tables.store
+        return sol
     from .variants.solution import is_variant_file, load_variant
     if is_variant_file(path):
         return load_variant(path, rules, check)

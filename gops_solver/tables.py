@@ -160,6 +160,18 @@ def level_table(space, k: int, R) -> LevelTable:
                       int(space.dmax[k]), 0, NO_SLOTS)
 
 
+def level_view(space, tables, k: int, ranks=None) -> LevelTable:
+    """Level ``k`` of ``tables`` for the kernels: a list of flat tables, or a block store's tables.
+
+    ``ranks``: the prize sets (ranks at level ``k``) the caller will read; a
+    block store (:class:`~.blocked.BlockedTables`) loads only those blocks,
+    a whole table ignores it.
+    """
+    if hasattr(tables, "view"):
+        return tables.view(k, ranks)
+    return level_table(space, k, tables[k])
+
+
 #: ``set_slot`` of a whole level (the pattern-major layout has no slots)
 NO_SLOTS = np.zeros(0, dtype=np.int64)
 

@@ -197,7 +197,7 @@ def _jsonable(d):
     return {key: (val if not isinstance(val, float) or np.isfinite(val) else str(val)) for key, val in d.items()}
 
 
-def describe_slot(space, tables, k: int, f: int) -> dict:
+def describe_slot(space, tables, k: int, f: int, stored=None) -> dict:
     """The position stored at flat slot ``f`` of level ``k``, in card terms.
 
     The hands are one example pair with the slot's pattern: the distinct
@@ -231,7 +231,7 @@ def describe_slot(space, tables, k: int, f: int) -> dict:
     else:
         L = len(space.items)
         prizes = [int(v) for v in space.seq[L - k:]]
-    stored = float(tables[k][f])
+    stored = float(tables[k][f]) if stored is None else float(stored)
     return {"level": k, "slot": int(f), "hand_a": hand_a, "hand_b": hand_b, "prizes": prizes,
             "carry": int(space.cvals[k][ci]), "diff": int(di - space.dmax[k]), "stored": stored}
 
@@ -261,10 +261,9 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
     ValueError
         If ``sample`` is not a positive whole number or ``tol`` is negative.
     """
-    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
-        raise ValueError(f"sample={sample!r} must be a positive whole number of slots (or None for all)")
-    if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol={tol!r} must be a non-negative number, e.g. {tol_text(VALUE_TOL)}")
+    _check_args(sample, tol)
+    if hasattr(tables, "store"):  # a block store: block by block, reading each block's inputs only
+        return _verify_blocked(space, tables, sample, seed, tol)
     t0 = time.perf_counter()
     kmax = space.kmax
     sizes = np.array([space.size(k) for k in range(1, kmax + 1)], dtype=np.int64)
@@ -276,8 +275,7 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
         picked = None
         sample = None
     game = game_axes(space)
-    best = {"resid": (-1.0, None, 0.0), "exploit": (-1.0, None, 0.0)}
-    n_slots = n_states = n_games = 0
+    acc = _Worst()
     for k in range(1, kmax + 1):
         if picked is None:
             chunks = (np.arange(i, min(i + _CHUNK, sizes[k - 1]), dtype=np.int64)
@@ -289,30 +287,95 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
         prev = level_table(space, k - 1, tables[k - 1])
         R_k = np.asarray(tables[k])
         for slots in chunks:
-            if len(slots) == 0:
-                continue
-            resid = np.empty(len(slots))
-            vals = np.empty(len(slots))
-            expl = np.empty(len(slots))
-            games = np.empty(len(slots), np.int64)
-            _verify_kernel(game, level, prev, slots, R_k, resid, vals, expl, games)
-            n_slots += len(slots)
-            n_states += int(np.count_nonzero(~np.isnan(R_k[slots])))
-            n_games += int(games.sum())
-            # strict '>' keeps the lowest level on ties: a changed value shows
-            # there in full, in the levels above it only diluted
-            for name, arr in (("resid", resid), ("exploit", expl)):
-                j = int(np.argmax(arr))
-                if arr[j] > best[name][0]:
-                    best[name] = (float(arr[j]), (k, int(slots[j])), float(vals[j]))
-    worst = worst_exploit = None
-    if best["resid"][1] is not None:
-        worst = describe_slot(space, tables, *best["resid"][1])
-        worst["residual"] = best["resid"][0]
-        worst["recomputed"] = best["resid"][2]
-    if best["exploit"][1] is not None:
-        worst_exploit = describe_slot(space, tables, *best["exploit"][1])
-        worst_exploit["exploitability"] = best["exploit"][0]
-    max_r, max_e = max(best["resid"][0], 0.0), max(best["exploit"][0], 0.0)
-    return VerifyResult(bool(max_r <= tol and max_e <= tol), max_r, max_e, worst, worst_exploit,
-                        n_slots, n_states, n_games, float(tol), sample, int(seed), time.perf_counter() - t0)
+            if len(slots):
+                acc.check(game, level, prev, slots, R_k, k, slots, R_k[slots])
+    return acc.result(space, tables, tol, sample, seed, t0)
+
+
+def _check_args(sample, tol):
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
+        raise ValueError(f"sample={sample!r} must be a positive whole number of slots (or None for all)")
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol={tol!r} must be a non-negative number, e.g. {tol_text(VALUE_TOL)}")
+
+
+class _Worst:
+    """The largest residual and exploitability met so far, and where (see :func:`verify_tables`)."""
+
+    def __init__(self):
+        self.best = {"resid": (-1.0, None, 0.0, 0.0), "exploit": (-1.0, None, 0.0, 0.0)}
+        self.slots = self.states = self.games = 0
+
+    def check(self, game, level, prev, slots, R_k, k, where, stored):
+        """Run the kernel on ``slots`` of ``R_k``; ``where[i]`` names slot i as level ``k``'s flat index."""
+        resid = np.empty(len(slots))
+        vals = np.empty(len(slots))
+        expl = np.empty(len(slots))
+        games = np.empty(len(slots), np.int64)
+        _verify_kernel(game, level, prev, slots, R_k, resid, vals, expl, games)
+        self.slots += len(slots)
+        self.states += int(np.count_nonzero(~np.isnan(stored)))
+        self.games += int(games.sum())
+        # strict '>' keeps the lowest level on ties: a changed value shows
+        # there in full, in the levels above it only diluted
+        for name, arr in (("resid", resid), ("exploit", expl)):
+            j = int(np.argmax(arr))
+            if arr[j] > self.best[name][0]:
+                self.best[name] = (float(arr[j]), (k, int(where[j])), float(vals[j]), float(stored[j]))
+
+    def result(self, space, tables, tol, sample, seed, t0) -> "VerifyResult":
+        worst = worst_exploit = None
+        if self.best["resid"][1] is not None:
+            worst = describe_slot(space, tables, *self.best["resid"][1], stored=self.best["resid"][3])
+            worst["residual"] = self.best["resid"][0]
+            worst["recomputed"] = self.best["resid"][2]
+        if self.best["exploit"][1] is not None:
+            worst_exploit = describe_slot(space, tables, *self.best["exploit"][1], stored=self.best["exploit"][3])
+            worst_exploit["exploitability"] = self.best["exploit"][0]
+        max_r, max_e = max(self.best["resid"][0], 0.0), max(self.best["exploit"][0], 0.0)
+        return VerifyResult(bool(max_r <= tol and max_e <= tol), max_r, max_e, worst, worst_exploit,
+                            self.slots, self.states, self.games, float(tol), sample, int(seed),
+                            time.perf_counter() - t0)
+
+
+def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
+    """:func:`verify_tables` over a block store: each block checked from the blocks it reads.
+
+    Slots are numbered level by level, block by block (set-major), so a
+    sample draws uniformly over all slots as for whole tables, and only the
+    blocks holding sampled slots and their inputs are read.
+    """
+    from .blocked import block_axes, children
+    t0 = time.perf_counter()
+    kmax = space.kmax
+    nsets = [len(space.sets[k]) for k in range(kmax + 1)]
+    blen = [space.size(k) // nsets[k] for k in range(kmax + 1)]
+    sizes = np.array([space.size(k) for k in range(1, kmax + 1)], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    total = int(starts[-1])
+    picked = None
+    if sample is not None and sample < total:
+        picked = np.sort(np.random.default_rng(seed).choice(total, size=int(sample), replace=False))
+    else:
+        sample = None
+    game = game_axes(space)
+    acc = _Worst()
+    for k in range(1, kmax + 1):
+        lay = space.layouts[k]
+        osm = lay.offset // nsets[k]
+        level = level_axes(space, k)
+        if picked is not None:
+            sel = picked[(picked >= starts[k - 1]) & (picked < starts[k])] - starts[k - 1]
+            ranks, local = sel // blen[k], sel % blen[k]
+        for rank in (range(nsets[k]) if picked is None else np.unique(ranks)):
+            rank = int(rank)
+            slots = np.arange(blen[k], dtype=np.int64) if picked is None else local[ranks == rank]
+            R_b = tables.store.read_block(k, rank)
+            prev = tables.view(k - 1, children(space, k, rank))
+            # the flat index the same slot has in a whole (pattern-major) level, to name it
+            p = np.searchsorted(osm, slots, side="right") - 1
+            where = lay.offset[p] + rank * (osm[p + 1] - osm[p]) + (slots - osm[p])
+            for i in range(0, len(slots), _CHUNK):
+                acc.check(game, block_axes(space, level, k, rank), prev, slots[i:i + _CHUNK], R_b, k,
+                          where[i:i + _CHUNK], R_b[slots[i:i + _CHUNK]])
+    return acc.result(space, tables, tol, sample, seed, t0)
