@@ -331,6 +331,7 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
         store = BlockStore.create(root, man)
     t0 = time.perf_counter()
     rules_json = json.dumps(rules.to_dict(), sort_keys=True)
+    store.unmark_complete()  # until every block is back (a resumed store may have lost one)
     done = {k: store.finished(k) for k in range(space.kmax + 1)}
     games_total = sum(g for d in done.values() for g, _ in d.values())
     secs_before = sum(s for d in done.values() for _, s in d.values())
@@ -431,8 +432,13 @@ def solve_command(rules: Rules, path) -> str:
             f"--order {rules.order_name} --out {path} --memory 4GB")
 
 
-def open_store(path, rules=None):
-    """``(rules, space, tables, info)`` of a finished block store; ValueError with the fix otherwise."""
+def open_store(path, rules=None, check=True):
+    """``(rules, space, tables, info)`` of a finished block store; ValueError with the fix otherwise.
+
+    ``check``: every block must be present with a sound header
+    (:meth:`~.blocks.BlockStore.check`); a block's data checksum is checked
+    whenever it is read.
+    """
     from .solution import full_space
     store = BlockStore.open(path)
     try:
@@ -447,4 +453,6 @@ def open_store(path, rules=None):
     space = full_space(saved)
     if store_manifest(saved, space)["block_len"] != store.block_len:
         raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again")
+    if check:
+        store.check()
     return saved, space, BlockedTables(store, space), store.complete_info()

@@ -87,6 +87,20 @@ def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
     return np.frombuffer(body, dtype="<f8"), int(games), float(secs)
 
 
+def _check_head(head: bytes, k: int, rank: int, length: int, name: str, size: int) -> None:
+    """Check a block file's header and size without reading its data."""
+    hl = len(MAGIC) + _HEAD.size
+    if len(head) < hl + 4 or head[:len(MAGIC)] != MAGIC:
+        raise ValueError(f"{name} is not a gops block (bad magic or truncated header)")
+    if zlib.crc32(head[:hl]) != int.from_bytes(head[hl:hl + 4], "little"):
+        raise ValueError(f"{name} is corrupted (block header checksum fails)")
+    kk, rr, n, _, _, _ = _HEAD.unpack(head[len(MAGIC):hl])
+    if (kk, rr, n) != (k, rank, length):
+        raise ValueError(f"{name} holds level {kk} set {rr} of {n} entries, not level {k} set {rank} of {length}")
+    if size != hl + 4 + 8 * n:
+        raise ValueError(f"{name} is truncated or too long ({size} bytes, expected {hl + 4 + 8 * n})")
+
+
 @dataclass
 class BlockStats:
     """What solving one block took."""
@@ -201,6 +215,28 @@ class BlockStore:
             out[rank] = (games, secs)
         return out
 
+    def check(self, data: bool = False) -> None:
+        """Check that every block is present and whole; ValueError naming the first that is not.
+
+        ``data=False`` reads each block's header only (its own checksum,
+        level, set and length): quick, for opening a store. ``data=True``
+        also checks every block's data checksum (reads the whole store).
+        """
+        for k in range(len(self.nsets)):
+            for rank in range(self.nsets[k]):
+                if data:
+                    self.read_block_meta(k, rank)
+                    continue
+                path = self.block_path(k, rank)
+                try:
+                    raw = self._head(path)
+                except FileNotFoundError:
+                    raise ValueError(f"block {path} is missing: rerun gops solve with --resume") from None
+                try:
+                    _check_head(raw, k, rank, self.block_len[k], path, self._size(path))
+                except ValueError as exc:
+                    raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
+
     def is_complete(self) -> bool:
         """True once the solve wrote ``complete.json`` (every block present)."""
         return self._exists(self._join(COMPLETE))
@@ -212,6 +248,10 @@ class BlockStore:
     def mark_complete(self, info: dict) -> None:
         """Write ``complete.json`` (last, atomically)."""
         self._put(self._join(COMPLETE), json.dumps(info, indent=1, sort_keys=True).encode())
+
+    def unmark_complete(self) -> None:
+        """Remove ``complete.json`` (a solve is running on the store)."""
+        self._remove(self._join(COMPLETE))
 
     def clear(self) -> None:
         """Remove every block and the completion mark (``--restart``); only files the solver wrote."""
@@ -273,6 +313,16 @@ class BlockStore:
             return self._fs[0].cat_file(path)
         with open(path, "rb") as fh:
             return fh.read()
+
+    def _head(self, path) -> bytes:
+        n = len(MAGIC) + _HEAD.size + 4
+        if self._fs is not None:
+            return self._fs[0].cat_file(path, start=0, end=n)
+        with open(path, "rb") as fh:
+            return fh.read(n)
+
+    def _size(self, path) -> int:
+        return int(self._fs[0].size(path)) if self._fs is not None else os.path.getsize(path)
 
     def _exists(self, path) -> bool:
         return self._fs[0].exists(path) if self._fs is not None else os.path.exists(path)

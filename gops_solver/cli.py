@@ -96,7 +96,7 @@ _with_options = with_options
 
 def _solution_option(help_text):
     """--solution FILE: a file written by gops solve --out."""
-    return click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None, help=help_text)
+    return click.option("--solution", "-s", type=click.Path(), default=None, help=help_text)
 
 
 def _match_options(f):
@@ -128,20 +128,32 @@ def _progress_bar(total, quiet):
 @cli.command()
 @variant_options("solve")
 @_rules_options(None)
-@click.option("--out", "-o", type=click.Path(dir_okay=False), default=None, help="save the solution to FILE")
+@click.option("--out", "-o", type=click.Path(), default=None,
+              help="save the solution to FILE (with --memory/--workers: to the block-store FOLDER)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba",
               help="stage-game backend; highs (scipy) is slow, for checking [numba]")
-@click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level")
+@click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level (or block)")
 @click.option("--restart", is_flag=True, help="discard the checkpoints of an interrupted solve and start afresh")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@click.option("--memory", default=None, metavar="SIZE",
+              help="solve block by block into the folder --out, holding about SIZE (e.g. 1GB) instead of whole levels")
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="solve the blocks on a local Dask cluster of N worker processes (implies a block store)")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="solve the blocks on the Dask cluster at ADDRESS (tcp://host:8786); --out must reach every worker")
 @_match_options
-def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, restart, quiet, match, draw):
+def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, restart, quiet, memory, workers,
+          scheduler, match, draw):
     """Solve a whole game (or match) exactly and print its value."""
     from .projection import NEEDS_OUT, TOO_LARGE, project
     from .solution import solve as solve_rules
     from .storage import check_out_path
     rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+    if memory is not None or workers is not None or scheduler is not None:
+        from .cli_blocked import solve_blocked_cmd
+        return solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, workers, scheduler,
+                                 stage_solver)
     if out is not None:
         check_out_path(out, checkpoints=True)
     if (resume or restart) and out is None:
@@ -422,7 +434,7 @@ def _dist(strategy) -> str:
 
 @cli.command()
 @variant_options("verify", options=False)
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
 @click.option("--seed", type=int, default=0, help="seed of the sample [0]")

@@ -10,7 +10,7 @@ from .rules import NAMED_ORDERS, OBJECTIVES, TIES
 
 
 @click.command()
-@click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
+@click.option("--solution", "-s", type=click.Path(), default=None,
               help="a file written by gops solve --out (otherwise each position's sub-game is solved)")
 @click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 [13]")
 @click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]")

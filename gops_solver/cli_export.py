@@ -18,7 +18,7 @@ _MAX_SOLVE_SECONDS = 600
 
 
 @click.command()
-@click.option("--solution", "-s", type=click.Path(dir_okay=False), default=None,
+@click.option("--solution", "-s", type=click.Path(), default=None,
               help="a file written by gops solve --out (otherwise the game is solved here, in memory)")
 @click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 (without --solution)")
 @click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]")

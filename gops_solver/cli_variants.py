@@ -110,9 +110,12 @@ def _dist(strategy) -> str:
 # ---------------------------------------------------------------------------
 
 def _solve(cards, tie, objective, order, out, as_json, stage_solver, resume, restart, quiet, match, draw,
-           bid_cards, open_prizes, tiebreak):
+           bid_cards, open_prizes, tiebreak, memory=None, workers=None, scheduler=None):
     from .solution import solve as solve_rules
     rules = _rules(cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak)
+    if memory is not None or workers is not None or scheduler is not None:
+        raise click.UsageError("--memory, --workers and --scheduler solve the classic game in blocks: solve "
+                               "variants without them")
     if resume or restart:
         raise click.UsageError("--resume and --restart are for the classic game's checkpoints: solve variants "
                                "without them")

@@ -250,7 +250,7 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
     from .blocks import is_store
     if is_store(path):  # a block store written by gops solve --memory / --workers (gops_solver.blocked)
         from .blocked import open_store
-        saved_rules, space, tables, info = open_store(path, rules)
+        saved_rules, space, tables, info = open_store(path, rules, check)
         sol = Solution(saved_rules, space, tables, info.get("stage_games", 0), info.get("seconds", 0.0),
                        "numba", info.get("states"))
         sol.seconds_this_run = float(info.get("seconds_this_run", sol.seconds))
@@ -281,7 +281,7 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
 # ---------------------------------------------------------------------------
 
 def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, resume=False,
-          restart=False) -> Solution:
+          restart=False, memory=None, client=None) -> Solution:
     """Solve a game exactly by backward induction.
 
     Parameters
@@ -325,6 +325,8 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     if not rules.classic:  # the variants of 002 (gops_solver.variants)
         from .variants import dispatch
         return dispatch.solve(rules, progress=progress, stage_solver=stage_solver, out=out)
+    if memory is not None or client is not None:
+        return _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, client)
     t0 = time.perf_counter()
     if rules.match != "single" and not (rules.match == "session" and rules.objective == "points"):
         return _solve_match(rules, progress, stage_solver, out, t0)
@@ -334,6 +336,21 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         tables, games = run_induction(space, progress=progress, use_highs=use_highs)
         return Solution(rules, space, tables, games, time.perf_counter() - t0, stage_solver)
     return _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t0)
+
+
+def _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, client) -> Solution:
+    """Solve into a block store (see :mod:`~.blocked`) and open it."""
+    from .blocked import parse_memory, solve_blocked
+    if out is None:
+        raise ValueError("a blocked solve (memory= or client=) writes its blocks to a folder: give out=PATH")
+    if rules.match != "single":
+        raise ValueError(f"a blocked solve covers single games; solve the {rules.match} match without "
+                         f"memory/client (in memory, or with out=FILE)")
+    if stage_solver != "numba":
+        raise ValueError("a blocked solve uses the numba stage solver; check it afterwards with verify")
+    budget = parse_memory(memory) if memory is not None else None
+    solve_blocked(rules, out, memory=budget, client=client, progress=progress, resume=resume, restart=restart)
+    return load(out)
 
 
 def _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t0) -> Solution:

@@ -347,6 +347,9 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
     """
     from .blocked import block_axes, children
     t0 = time.perf_counter()
+    if sample is not None:
+        # as for a solution file: the values not sampled are at least what the solver wrote
+        tables.store.check(data=True)
     kmax = space.kmax
     nsets = [len(space.sets[k]) for k in range(kmax + 1)]
     blen = [space.size(k) // nsets[k] for k in range(kmax + 1)]

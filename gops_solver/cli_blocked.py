@@ -1,0 +1,104 @@
+"""``gops solve --memory / --workers / --scheduler``: a blocked solve into a block store.
+
+The command-line face of :mod:`~.blocked`: checks the options, starts or
+joins a Dask cluster when asked, shows progress over blocks with an ETA,
+and prints the same summary as an in-memory solve.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .cliutil import dumps, exit_code_of
+from .opening import opening, opening_text
+from .textfmt import nozero
+
+
+def _client(workers, scheduler, quiet):
+    """A Dask client: a local cluster of ``workers`` processes, or the scheduler at ``scheduler``."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise click.UsageError("--workers and --scheduler need Dask: pip install 'gops-solver[dask]'") from None
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise click.UsageError(f"cannot reach the Dask scheduler {scheduler} ({exc}): check the address "
+                                   f"(tcp://host:8786) and that the scheduler runs") from None
+        cluster = None
+    else:
+        # one thread per worker: a block's kernel is the unit of work, workers are the parallelism
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               env={"NUMBA_NUM_THREADS": "1"})
+        client = Client(cluster)
+    link = getattr(client, "dashboard_link", None)
+    if link and not quiet:
+        click.echo(f"dask dashboard {link}", err=True)
+    return client, cluster
+
+
+def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, workers, scheduler, stage_solver):
+    """Run ``gops solve`` with a block store; see :func:`gops_solver.solution.solve`."""
+    from .blocked import parse_memory
+    from .cli import _advance, _progress_bar
+    from .projection import project
+    from .solution import solve as solve_rules
+    if out is None:
+        raise click.UsageError("--memory, --workers and --scheduler write a block store: add --out FOLDER")
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("choose one of --workers N (a local cluster) and --scheduler ADDRESS (a running one)")
+    if resume and restart:
+        raise click.UsageError("choose one of --resume (continue the finished blocks) and --restart (discard them)")
+    if rules.players != 2:
+        raise click.UsageError("--memory, --workers and --scheduler solve two-player games: drop them for "
+                               "--players 3 or 4")
+    if rules.match != "single":
+        raise click.UsageError(f"--memory, --workers and --scheduler solve single games: solve the {rules.match} "
+                               f"match without them")
+    if stage_solver != "numba":
+        raise click.UsageError("a blocked solve uses the numba stage solver: drop --stage-solver, then check "
+                               "the store with gops verify")
+    budget = parse_memory(memory) if memory is not None else None  # solve_blocked checks it is enough
+    pr = project(rules)
+    client = cluster = None
+    if workers is not None or scheduler is not None:
+        client, cluster = _client(workers, scheduler, quiet)
+    bar = _progress_bar(pr.stage_games, quiet)
+    try:
+        sol = solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None,
+                          out=out, resume=resume, restart=restart, memory=budget, client=client)
+    except KeyboardInterrupt as exc:
+        if bar:
+            bar.close()
+        click.echo("\ninterrupted; rerun with --resume to continue from the finished blocks", err=True)
+        sys.exit(exit_code_of(exc))
+    finally:
+        if bar:
+            bar.close()
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    first = opening(sol)
+    store = sol.store
+    if as_json:
+        click.echo(dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
+                          "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
+                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out,
+                          "blocks": int(sum(store.nsets)), "bytes": store.disk_bytes(),
+                          "opening": [{"prize": p, "strategy_a": {str(c): q for c, q in s.items()}}
+                                      for p, s in first]}))
+        return
+    click.echo(f"rules        {rules.describe()}")
+    click.echo(f"value        {nozero(sol.value):.12g}")
+    click.echo(f"states       {sol.states:,}")
+    click.echo(f"stage games  {sol.stage_games:,}")
+    click.echo(f"time         {sol.seconds:.2f} s"
+               + (f" ({sol.seconds_this_run:.2f} s in this run)" if sol.seconds_this_run != sol.seconds else ""))
+    click.echo(f"saved        {out} ({sum(store.nsets):,} blocks, {store.disk_bytes() / 1e6:,.1f} MB)")
+    click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
+    for line in opening_text(first):
+        click.echo(f"  {line}")
