@@ -24,7 +24,7 @@ import numpy as np
 
 from .blocks import BlockStats, BlockStore
 from .constants import MAX_CARDS
-from .induction import level0_table, level_kernel
+from .induction import level0_table, level_kernel, set_work as block_work
 from .rules import Rules
 from .stage import StageSolveError
 from .storage import notify
@@ -60,6 +60,20 @@ def block_table(space, k: int, blocks: dict) -> LevelTable:
     slot = np.full(nsets, -1, dtype=np.int64)
     slot[ranks] = np.arange(len(ranks))
     R = np.concatenate([np.asarray(blocks[r], dtype=np.float64) for r in ranks]) if ranks else np.zeros(0)
+    return LevelTable(R, lay.canon, lay.offset // nsets, lay.ncarry, nsets, space.cvals[k], int(space.dmax[k]),
+                      blen, slot)
+
+
+def _children_table(space, k: int, ranks, read) -> LevelTable:
+    """:func:`block_table` of ``ranks``, filled block by block (one child read at a time)."""
+    lay = space.layouts[k]
+    nsets = len(space.sets[k])
+    blen = lay.size // nsets
+    slot = np.full(nsets, -1, dtype=np.int64)
+    R = np.empty(blen * len(ranks))
+    for i, r in enumerate(ranks):
+        R[i * blen:(i + 1) * blen] = read(k, r)
+        slot[r] = i
     return LevelTable(R, lay.canon, lay.offset // nsets, lay.ncarry, nsets, space.cvals[k], int(space.dmax[k]),
                       blen, slot)
 
@@ -146,7 +160,7 @@ def solve_block(space, k: int, rank: int, read) -> tuple:
         return level0_table(space), 0
     game = game_axes(space)
     level = block_axes(space, level_axes(space, k), k, rank)
-    prev = block_table(space, k - 1, {r: read(k - 1, r) for r in children(space, k, rank)})
+    prev = _children_table(space, k - 1, children(space, k, rank), read)
     out = np.full(space.size(k) // len(space.sets[k]), np.nan)
     ps = _spread_order(len(level.canonical))
     games = np.zeros(len(ps), np.int64)
@@ -256,7 +270,7 @@ def plan_memory(space) -> dict:
         blen = space.size(k) // len(space.sets[k])
         bprev = space.size(k - 1) // len(space.sets[k - 1])
         nchild = k if space.random_order else 1
-        need.append(8 * (blen + 2 * nchild * bprev))  # the block, its inputs and their concatenation
+        need.append(8 * (blen + (nchild + 1) * bprev))  # the block, its inputs, one input being read
     return {"per_level": need, "min_bytes": max(need) if need else 0}
 
 

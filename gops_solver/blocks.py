@@ -69,6 +69,11 @@ def block_bytes(data: np.ndarray, k: int, rank: int, games: int = 0, seconds: fl
     return MAGIC + head + zlib.crc32(MAGIC + head).to_bytes(4, "little") + data.tobytes()
 
 
+def block_overhead() -> int:
+    """Bytes a block file holds besides its data (magic and header)."""
+    return len(MAGIC) + _HEAD.size + 4
+
+
 def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
     """``(data, games, seconds)`` of a block file's bytes; ValueError naming ``name`` if damaged."""
     hl = len(MAGIC) + _HEAD.size
@@ -271,7 +276,7 @@ class BlockStore:
         """Bytes the blocks take."""
         total = 0
         for k in range(len(self.nsets)):
-            total += len(self._ranks(k)) * (8 * self.block_len[k] + len(MAGIC) + _HEAD.size + 4)
+            total += len(self._ranks(k)) * (8 * self.block_len[k] + block_overhead())
         return total
 
     # -- file system -----------------------------------------------------------
@@ -299,7 +304,8 @@ class BlockStore:
 
     def _put(self, path, data: bytes):
         if self._fs is None:
-            atomic_write(path, [data])
+            # no per-block path checks or temp cleaning: workers share the folders (clean_temps runs up front)
+            atomic_write(path, [data], prepare=False)
             return
         # object stores make a whole object visible at once; elsewhere rename a temporary name into place
         fs = self._fs[0]

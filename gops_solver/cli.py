@@ -655,8 +655,9 @@ def info(cards, tie, objective, order, as_json, as_csv, match, draw):
         return _match_info(rules, as_json, as_csv)
     pr = project(rules)
     gib, ram = 2**30, pr.machine_bytes
+    plan = _block_plan(rules)
     if as_json:
-        click.echo(dumps(pr.to_dict()))
+        click.echo(dumps({**pr.to_dict(), "blocked": plan.to_dict() if plan else None}))
         return
     if as_csv:
         click.echo(csv_text(RULES_HEADER + ["k", "stage_games", "table_bytes"],
@@ -676,6 +677,18 @@ def info(cards, tie, objective, order, as_json, as_csv, match, draw):
         click.echo("verdict        fits on this machine")
     else:
         click.echo(f"verdict        will NOT fit: needs {pr.memory_bytes / gib:.1f} GiB of {ram / gib:.1f} GiB")
+    if plan is not None:
+        from .cli_blocked import block_plan_lines
+        for line in block_plan_lines(rules, pr, plan):
+            click.echo(line)
+
+
+def _block_plan(rules):
+    """The blocked-solve projection of a classic two-player single game (None for anything else)."""
+    if rules.players != 2 or not rules.classic or rules.match != "single":
+        return None
+    from .projection import plan_blocks
+    return plan_blocks(rules)
 
 
 def _match_info(rules, as_json, as_csv):

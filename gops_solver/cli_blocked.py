@@ -102,3 +102,32 @@ def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, worke
     click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
     for line in opening_text(first):
         click.echo(f"  {line}")
+
+
+def block_plan_lines(rules, pr, plan) -> list:
+    """``gops info``'s lines on a blocked solve: blocks, disk, memory, CPU time, and a cluster plan."""
+    import os
+    import shutil
+    from .projection import BLOCK_GAMES_PER_CORE_SECOND, duration
+    gb = 1e9
+    free = shutil.disk_usage(os.getcwd()).free
+    cores = os.cpu_count() or 1
+    here = pr.stage_games / BLOCK_GAMES_PER_CORE_SECOND / cores
+    mem = max(plan.worker_bytes, int(1e9))
+    lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
+             f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk",
+             f"               a worker needs {plan.worker_bytes / gb:.2f} GB; {plan.cpu_hours:,.1f} CPU-hours "
+             f"at {BLOCK_GAMES_PER_CORE_SECOND / 1e6:.1f} M stage games per core-second (measured, n = 13)"]
+    fits_here = plan.disk_bytes <= free and plan.worker_bytes <= 0.8 * pr.machine_bytes
+    if fits_here:
+        lines.append(f"               here: about {duration(here)} on {cores} cores, with "
+                     f"gops solve --cards {rules.n} --tie {rules.tie} --objective {rules.objective} "
+                     f"--order {rules.order_name} --out DIR --memory {int(mem / 1e9 + 1)}GB")
+    else:
+        why = (f"{plan.disk_bytes / gb:,.0f} GB of disk, {free / gb:,.0f} GB free" if plan.disk_bytes > free
+               else f"{plan.worker_bytes / gb:.1f} GB per worker")
+        lines.append(f"               not on this machine ({why})")
+    for c in plan.clusters:
+        lines.append(f"cluster plan   {c['workers']} workers x {int(plan.worker_bytes / 1e9 + 1)} GB, "
+                     f"{plan.disk_bytes / gb * 1.1:,.0f} GB shared storage: about {duration(c['seconds'])}")
+    return lines

@@ -137,12 +137,17 @@ def _highs_value(M, na, nb):
 
 
 def level_work(space, k: int) -> int:
-    """Exact number of stage games level k will solve.
+    """Exact number of stage games level k will solve."""
+    return int(set_work(space, k).sum())
+
+
+def set_work(space, k: int) -> np.ndarray:
+    """Stage games level k solves for each of its prize sets (one block each, :mod:`~.blocked`).
 
     Mirrors the loops of :func:`level_kernel`, vectorised over patterns.
     """
     if k == 0:
-        return 0
+        return np.zeros(1, np.int64)
     lay = space.layouts[k]
     us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
     sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
@@ -159,14 +164,13 @@ def level_work(space, k: int) -> int:
         full = np.ones_like(S + c)
         half = np.zeros_like(S + c)
     mt = space.min_ties[k].astype(np.int64)
-    total = 0
+    per_set = np.zeros(len(space.sets[k]), np.int64)
     for u in np.unique(us):
         valid = mt <= space.union_cap - u
         n_plain = int(np.count_nonzero(~sym & (us == u)))
         n_sym = int(np.count_nonzero(sym & (us == u)))
-        total += n_plain * int((full * valid).sum()) + n_sym * int((half * valid).sum())
-    pots = k if space.random_order else 1
-    return total * pots
+        per_set += n_plain * (full * valid).sum(axis=1) + n_sym * (half * valid).sum(axis=1)
+    return per_set * (k if space.random_order else 1)
 
 
 def level0_table(space) -> np.ndarray:

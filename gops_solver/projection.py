@@ -190,3 +190,71 @@ def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjec
     ram = machine_memory() if machine_bytes is None else int(machine_bytes)
     return MatchProjection(rules, w["games_solved"], w["total_games"], w["total_bytes"] + OVERHEAD_BYTES,
                            w["total_games"] / GAMES_PER_SECOND[rules.objective], bool(w["lower_bound"]), ram)
+
+
+# ---------------------------------------------------------------------------
+# blocked solves (gops solve --memory / --workers): blocks, disk, workers, cluster plans
+# ---------------------------------------------------------------------------
+
+#: stage games per second of ONE core solving blocks of the n = 13 discard/win game (levels 6 to 8,
+#: the heaviest), measured with benchmarks/n13_blocks.py on the reference machine (README)
+BLOCK_GAMES_PER_CORE_SECOND = 1.0e6
+
+#: worker counts a cluster plan is given for
+CLUSTER_SIZES = (8, 32, 128)
+
+
+@dataclass
+class BlockPlan:
+    """What a blocked solve of ``rules`` takes (``gops info``).
+
+    Attributes
+    ----------
+    blocks : int
+        Prize-set blocks over all levels.
+    max_block_bytes, mean_block_bytes : int
+    disk_bytes : int
+        The block store (every level; the solution).
+    worker_bytes : int
+        Memory one worker needs: its largest block with the blocks it reads, plus overhead.
+    cpu_hours : float
+        Stage games over :data:`BLOCK_GAMES_PER_CORE_SECOND`.
+    clusters : list of dict
+        ``{"workers", "seconds"}``: wall time with that many one-core
+        workers, each level waiting for the one below (its largest block
+        bounds it from below).
+    """
+
+    blocks: int
+    max_block_bytes: int
+    mean_block_bytes: int
+    disk_bytes: int
+    worker_bytes: int
+    cpu_hours: float
+    clusters: list
+
+    def to_dict(self) -> dict:
+        return {"blocks": self.blocks, "max_block_bytes": self.max_block_bytes,
+                "mean_block_bytes": self.mean_block_bytes, "disk_bytes": self.disk_bytes,
+                "worker_bytes": self.worker_bytes, "cpu_hours": self.cpu_hours, "clusters": self.clusters}
+
+
+def plan_blocks(rules: Rules, space=None) -> BlockPlan:
+    """Project a blocked solve of ``rules`` (see :class:`BlockPlan`)."""
+    from .blocked import plan_memory
+    from .blocks import block_overhead
+    from .induction import set_work
+    from .solution import full_space
+    space = space if space is not None else full_space(rules)
+    nsets = [len(space.sets[k]) for k in range(space.kmax + 1)]
+    blen = [8 * space.size(k) // nsets[k] for k in range(space.kmax + 1)]
+    blocks = sum(nsets)
+    disk = sum(n * (b + block_overhead()) for n, b in zip(nsets, blen))
+    work = [set_work(space, k) for k in range(space.kmax + 1)]
+    games = sum(int(w.sum()) for w in work)
+    rate = BLOCK_GAMES_PER_CORE_SECOND
+    clusters = []
+    for w in CLUSTER_SIZES:
+        secs = sum(max(float(x.sum()) / w, float(x.max())) / rate for x in work)
+        clusters.append({"workers": w, "seconds": secs})
+    return BlockPlan(blocks, max(blen), int(sum(n * b for n, b in zip(nsets, blen)) / blocks), disk, plan_memory(space)["min_bytes"] + OVERHEAD_BYTES, games / rate / 3600, clusters)

@@ -174,7 +174,7 @@ def clean_stale_temps(folder) -> list:
     return removed
 
 
-def atomic_write(path, parts, check=None) -> None:
+def atomic_write(path, parts, check=None, prepare: bool = True) -> None:
     """Write ``path`` from ``parts`` so that it is always either the old file or the whole new one.
 
     The data go to a locked temporary file beside ``path``, are flushed to
@@ -189,6 +189,10 @@ def atomic_write(path, parts, check=None) -> None:
     parts : iterable of bytes or ndarray
     check : callable, optional
         Raises ``ValueError`` if the written temporary file is not right.
+    prepare : bool
+        First check the path (:func:`check_out_path`) and remove stale
+        temporary files beside it. Writers that share a folder (the blocks
+        of a store, written by many workers) check and clean once, up front.
 
     Raises
     ------
@@ -196,9 +200,10 @@ def atomic_write(path, parts, check=None) -> None:
         The file cannot be written (the message names it and the cause).
     """
     path = os.fspath(path)
-    check_out_path(path)
     folder = os.path.dirname(os.path.abspath(path))
-    clean_stale_temps(folder)
+    if prepare:
+        check_out_path(path)
+        clean_stale_temps(folder)
     try:
         fd, tmp = _new_temp(folder)
     except OSError as exc:

@@ -1,0 +1,275 @@
+"""Blocked solves (gops_solver.blocked, gops_solver.blocks): the same values as the in-memory solver.
+
+The in-memory induction is itself checked against the naive oracle
+(test_against_naive.py); here every block of a store must equal the
+corresponding slice of the in-memory level tables, bit for bit when solved in
+this process and within 1e-12 on a Dask cluster, for every tie rule,
+objective and order. Then what a store promises: queries and verify read only
+the blocks they need, damaged or missing blocks are found by their checksums
+and recomputed on resume, a killed solve leaves no half-written block.
+"""
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gops_solver import Rules, load, solve
+from gops_solver.blocked import (BlockedTables, children, parse_memory, pattern_major, plan_memory, set_major,
+                                 solve_blocked)
+from gops_solver.blocks import BlockStore, is_store
+from gops_solver.cli import cli
+from gops_solver.induction import level_work, set_work
+from gops_solver.projection import plan_blocks
+from gops_solver.solution import full_space
+
+COMBOS = list(itertools.product(("carry", "discard"), ("points", "win"), ("random", "descending")))
+
+
+def _same_blocks(sol, store, tol=0.0):
+    """Every block of ``store`` equals the in-memory tables of ``sol`` (NaN where they are empty)."""
+    sp = sol.space
+    for k in range(sp.kmax + 1):
+        blocks = set_major(sp, k, sol.tables[k])
+        for r in range(len(sp.sets[k])):
+            got = store.read_block(k, r)
+            want = blocks[r]
+            assert np.array_equal(np.isnan(got), np.isnan(want)), (k, r)
+            m = ~np.isnan(want)
+            if m.any():
+                assert np.max(np.abs(got[m] - want[m])) <= tol, (k, r)
+
+
+@pytest.mark.parametrize("tie,objective,order", COMBOS)
+def test_blocked_equals_in_memory(tmp_path, tie, objective, order):
+    rules = Rules(n=5, tie=tie, objective=objective, order=order)
+    ref = solve(rules)
+    sol = solve(rules, out=tmp_path / "st", memory="200MB")
+    _same_blocks(ref, sol.store)
+    assert sol.value == ref.value
+    assert sol.states == ref.states and sol.stage_games == ref.stage_games
+
+
+def test_layout_round_trip_and_whole_levels():
+    rules = Rules(n=5, tie="carry", objective="win")
+    ref = solve(rules)
+    sp = ref.space
+    for k in range(sp.kmax + 1):
+        blocks = set_major(sp, k, ref.tables[k])
+        assert blocks.shape == (len(sp.sets[k]), sp.size(k) // len(sp.sets[k]))
+        back = pattern_major(sp, k, blocks)
+        assert np.array_equal(np.isnan(back), np.isnan(ref.tables[k]))
+        assert np.array_equal(np.nan_to_num(back), np.nan_to_num(ref.tables[k]))
+
+
+def test_queries_and_verify_read_only_their_blocks(tmp_path):
+    rules = Rules(n=6, tie="carry", objective="win")
+    ref = solve(rules)
+    out = tmp_path / "st"
+    solve(rules, out=out, memory="200MB")
+    sol = load(out)
+    sp = sol.space
+    # a state with 3 cards each, hidden prizes {2, 5} after the reveal of the pot's prize
+    hand_a, hand_b, pot, prizes, diff = [1, 4, 6], [2, 3, 6], 3, [2, 5], -1
+    want = ref.query(hand_a, hand_b, pot, prizes, diff)
+    # remove every block but the one the stage game reads: level 2, set {2, 5}
+    keep = int(sp.prize_sets.set_rank[sp.prize_sets.mask(prizes)])
+    for k in range(sp.kmax + 1):
+        for r in range(len(sp.sets[k])):
+            if (k, r) != (2, keep) and (k, r) != (sp.kmax, 0):
+                os.unlink(sol.store.block_path(k, r))
+    thin = load(out, check=False)
+    got = thin.query(hand_a, hand_b, pot, prizes, diff)
+    assert got.value == want.value
+    assert got.strategy_a == want.strategy_a and got.strategy_b == want.strategy_b
+    with pytest.raises(ValueError, match="missing"):
+        load(out)  # a whole-store open checks every block is there
+    with pytest.raises(ValueError, match="missing.*--resume"):
+        thin.query([1, 4], [2, 3], 3, [5], 0)
+
+
+def test_verify_store_matches_verify_tables(tmp_path):
+    rules = Rules(n=6, tie="discard", objective="win")
+    ref = solve(rules)
+    sol = solve(rules, out=tmp_path / "st", memory="200MB")
+    a, b = ref.verify(), sol.verify()
+    assert a.ok and b.ok
+    assert (a.slots, a.states, a.stage_games) == (b.slots, b.states, b.stage_games)
+    assert b.max_residual == a.max_residual
+    s = sol.verify(sample=300, seed=5)
+    assert s.ok and s.slots == 300
+    # a changed value is found by its checksum first
+    path = sol.store.block_path(4, 3)
+    raw = bytearray(open(path, "rb").read())
+    raw[-8:] = np.array([0.123]).tobytes()
+    open(path, "wb").write(bytes(raw))
+    with pytest.raises(ValueError, match="checksum fails"):
+        load(tmp_path / "st").verify(sample=10)
+
+
+def test_whole_levels_of_a_store(tmp_path):
+    rules = Rules(n=5, tie="carry", objective="points")
+    ref = solve(rules)
+    sol = solve(rules, out=tmp_path / "st", memory="200MB")
+    assert isinstance(sol.tables, BlockedTables) and len(sol.tables) == 6
+    for k in range(6):
+        assert np.array_equal(np.nan_to_num(sol.tables[k]), np.nan_to_num(ref.tables[k]))
+    small = BlockedTables(sol.store, sol.space, max_bytes=8)
+    with pytest.raises(ValueError, match="more than"):
+        small[3]
+
+
+def test_resume_after_interrupt_and_damage(tmp_path):
+    rules = Rules(n=6, tie="carry", objective="win")
+    ref = solve(rules)
+    out = tmp_path / "st"
+    seen = []
+
+    def stop(level, games, done=False):
+        seen.append(level)
+        if len(seen) == 40:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(rules, out=out, memory="200MB", progress=stop)
+    store = BlockStore.open(out)
+    assert not store.is_complete()
+    with pytest.raises(ValueError, match="--resume.*--restart"):
+        solve(rules, out=out, memory="200MB")
+    with pytest.raises(ValueError, match="unfinished"):
+        load(out)
+    # damage one finished block and leave a temporary file, as a killed writer would
+    done = store._ranks(2)
+    path = store.block_path(2, done[0])
+    raw = bytearray(open(path, "rb").read())
+    raw[40] ^= 0xFF
+    open(path, "wb").write(bytes(raw))
+    open(os.path.join(store.level_dir(3), ".gops-killed.tmp"), "wb").write(b"partial")
+    with pytest.warns(UserWarning) as notes:
+        sol = solve(rules, out=out, memory="200MB", resume=True)
+    text = " ".join(str(w.message) for w in notes)
+    assert "corrupted" in text and "recomputing" in text and ".gops-killed.tmp" in text
+    _same_blocks(ref, sol.store)
+    assert sol.value == ref.value
+
+
+def test_refusals(tmp_path):
+    rules = Rules(n=4, objective="win")
+    with pytest.raises(ValueError, match="out=PATH"):
+        solve(rules, memory="1GB")
+    with pytest.raises(ValueError, match="not a size"):
+        solve(rules, out=tmp_path / "a", memory="lots")
+    with pytest.raises(ValueError, match="at least --memory"):
+        solve(Rules(n=9, objective="win"), out=tmp_path / "b", memory="1KB")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not empty"):
+        solve(rules, out=tmp_path / "c", memory="1GB")
+    assert (tmp_path / "c" / "notes.txt").read_text() == "mine"
+    solve(rules, out=tmp_path / "d", memory="1GB")
+    with pytest.raises(ValueError, match="holds blocks of n=4 tie=carry objective=win"):
+        solve(Rules(n=4, objective="points"), out=tmp_path / "d", memory="1GB")
+    with pytest.raises(ValueError, match="already holds a finished solve"):
+        solve(rules, out=tmp_path / "d", memory="1GB")
+    with pytest.raises(ValueError, match="single games"):
+        solve(Rules(n=4, objective="win", match="best-of-3"), out=tmp_path / "e", memory="1GB")
+    assert parse_memory("1GB") == 10**9 and parse_memory("2GiB") == 2 * 2**30 and parse_memory("512MB") == 512 * 10**6
+
+
+def test_cli_solve_query_verify_info(tmp_path):
+    runner = CliRunner()
+    out = str(tmp_path / "st")
+    res = runner.invoke(cli, ["solve", "--cards", "6", "--tie", "discard", "--objective", "win", "--out", out,
+                              "--memory", "1GB", "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    ref = solve(Rules(n=6, tie="discard", objective="win"))
+    assert data["value"] == ref.value and data["blocks"] == 2 ** 6 + 0 and data["states"] == ref.states
+    res = runner.invoke(cli, ["query", "--solution", out, "--hand-a", "1,3,5", "--hand-b", "2,3,4", "--pot", "6",
+                              "--prizes", "1,2", "--diff", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    want = ref.query([1, 3, 5], [2, 3, 4], 6, [1, 2], 1)
+    assert json.loads(res.output)["value"] == pytest.approx(want.value, abs=1e-12)
+    res = runner.invoke(cli, ["verify", out, "--sample", "200", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["ok"]
+    res = runner.invoke(cli, ["solve", "--cards", "6", "--out", out, "--memory", "1GB", "--workers", "2",
+                              "--scheduler", "tcp://x:1"])
+    assert res.exit_code == 2 and "choose one of --workers" in res.output
+    res = runner.invoke(cli, ["solve", "--cards", "6", "--match", "session", "--objective", "win", "--out",
+                              str(tmp_path / "m"), "--memory", "1GB"])
+    assert res.exit_code == 2 and "single games" in res.output
+    res = runner.invoke(cli, ["info", "--cards", "12", "--tie", "discard", "--objective", "win", "--json"])
+    plan = json.loads(res.output)["blocked"]
+    assert plan["blocks"] == 2 ** 12 and plan["clusters"][0]["workers"] == 8
+
+
+def test_plan_figures_are_exact():
+    for rules in (Rules(n=7, objective="win"), Rules(n=7, tie="discard"), Rules(n=6, order="ascending", objective="win")):
+        sp = full_space(rules)
+        assert sum(int(set_work(sp, k).sum()) for k in range(8 if rules.n == 7 else 7)) == \
+            sum(level_work(sp, k) for k in range(rules.n + 1))
+        plan = plan_blocks(rules, sp)
+        assert plan.blocks == sum(len(sp.sets[k]) for k in range(rules.n + 1))
+        need = plan_memory(sp)["min_bytes"]
+        assert need >= 8 * max(sp.size(k) // len(sp.sets[k]) for k in range(rules.n + 1))
+    sp = full_space(Rules(n=5))
+    mask = int(sp.sets[3][4])
+    assert sorted(int(sp.sets[2][r]) for r in children(sp, 3, 4)) == sorted(mask & ~(1 << q) for q in range(5)
+                                                                           if mask >> q & 1)
+
+
+def test_killed_solve_leaves_only_whole_blocks(tmp_path):
+    out = tmp_path / "st"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd()] + sys.path))
+    proc = subprocess.Popen([sys.executable, "-m", "gops_solver", "solve", "--cards", "8", "--objective", "win",
+                             "--tie", "discard", "--out", str(out), "--memory", "1GB", "-q"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if os.path.isdir(out / "L05") and len(os.listdir(out / "L05")) > 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    store = BlockStore.open(out)
+    assert not store.is_complete()
+    for k in range(9):
+        for r in store._ranks(k):
+            store.read_block(k, r)  # every block on disk is whole: header and data checksums pass
+    sol = solve(Rules(n=8, objective="win", tie="discard"), out=out, memory="1GB", resume=True)
+    assert sol.value == 0.0 and sol.store.is_complete()
+    assert sol.verify(sample=500).ok
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    import distributed  # the test extra installs the dask extra
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.mark.parametrize("tie,objective,order", COMBOS)
+def test_dask_local_cluster_equals_in_memory(tmp_path, dask_client, tie, objective, order):
+    rules = Rules(n=5, tie=tie, objective=objective, order=order)
+    ref = solve(rules)
+    sol = solve(rules, out=tmp_path / "st", client=dask_client)
+    assert is_store(tmp_path / "st")
+    _same_blocks(ref, sol.store, tol=1e-12)
+    assert abs(sol.value - ref.value) <= 1e-12 and sol.states == ref.states
+
+
+def test_dask_through_an_fsspec_url(tmp_path, dask_client):
+    rules = Rules(n=4, tie="carry", objective="win")
+    ref = solve(rules)
+    sol = solve(rules, out="file://" + str(tmp_path / "st"), client=dask_client)
+    _same_blocks(ref, sol.store, tol=1e-12)
