@@ -198,7 +198,7 @@ def count_states(space, k: int, data) -> int:
 def _worker_space(rules_json: str):
     # a Dask worker builds each rule set's axes once, then serves many blocks
     import json
-    from .solution import full_space
+    from .encoding import full_space
     return full_space(Rules.from_dict(json.loads(rules_json)))
 
 
@@ -306,7 +306,7 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
         ``blocks``, ``reads`` and ``bytes`` of the store.
     """
     import json
-    from .solution import full_space
+    from .encoding import full_space
     if resume and restart:
         raise ValueError("choose one of --resume (continue the finished blocks) and --restart (discard them)")
     space = space if space is not None else full_space(rules)
@@ -453,7 +453,7 @@ def open_store(path, rules=None, check=True):
     (:meth:`~.blocks.BlockStore.check`); a block's data checksum is checked
     whenever it is read.
     """
-    from .solution import full_space
+    from .encoding import full_space
     store = BlockStore.open(path)
     try:
         saved = Rules.from_dict(store.manifest["rules"])

@@ -7,7 +7,7 @@ import sys
 import click
 
 from . import __version__
-from .cliutil import exit_code_of, dumps, show_warnings_as_lines
+from .cliutil import advance as _advance, exit_code_of, dumps, progress_bar as _progress_bar, show_warnings_as_lines
 from .cards import format_card, format_cards, parse_cards
 from .cli_variants import variant_options
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
@@ -18,7 +18,6 @@ from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_op
 from .stagegame import stage_game
 from .textfmt import matrix_text, nozero
 
-_PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
 _PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
 
@@ -108,21 +107,6 @@ def _match_options(f):
     return f
 
 
-def _advance(bar, games, done):
-    if done:  # a resumed solve: count the finished levels without skewing the rate and ETA
-        bar.initial = bar.n = games
-        bar.refresh()
-    else:
-        bar.update(games)
-
-
-def _progress_bar(total, quiet):
-    """A tqdm bar with ETA on stderr for long solves; None for short ones."""
-    if quiet or total < _PROGRESS_MIN_GAMES:
-        return None
-    from tqdm import tqdm
-    return tqdm(total=total, unit="game", unit_scale=True, desc="solving", file=sys.stderr,
-                dynamic_ncols=True, smoothing=0.05)
 
 
 @cli.command()

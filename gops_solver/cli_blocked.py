@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from .cliutil import dumps, exit_code_of
+from .cliutil import advance as _advance, dumps, exit_code_of, progress_bar as _progress_bar
 from .opening import opening, opening_text
 from .textfmt import nozero
 
@@ -43,7 +43,6 @@ def _client(workers, scheduler, quiet):
 def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, workers, scheduler, stage_solver):
     """Run ``gops solve`` with a block store; see :func:`gops_solver.solution.solve`."""
     from .blocked import parse_memory
-    from .cli import _advance, _progress_bar
     from .projection import project
     from .solution import solve as solve_rules
     if out is None:

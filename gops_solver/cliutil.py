@@ -33,3 +33,24 @@ def show_warnings_as_lines() -> None:
 
     show.gops_lines = True
     warnings.showwarning = show
+
+
+_PROGRESS_MIN_GAMES = 2_000_000  # smaller solves finish in about a second
+
+
+def advance(bar, games, done):
+    """Move a solve's progress bar by ``games`` (``done``: work a resumed solve found finished)."""
+    if done:  # a resumed solve: count the finished levels without skewing the rate and ETA
+        bar.initial = bar.n = games
+        bar.refresh()
+    else:
+        bar.update(games)
+
+
+def progress_bar(total, quiet):
+    """A tqdm bar with ETA on stderr for long solves; None for short ones."""
+    if quiet or total < _PROGRESS_MIN_GAMES:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, unit="game", unit_scale=True, desc="solving", file=sys.stderr,
+                dynamic_ncols=True, smoothing=0.05)

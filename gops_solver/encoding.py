@@ -443,3 +443,10 @@ class StateSpace:
         """Fixed order: sum of the k prizes still hidden at level k."""
         L = len(self.items)
         return int(self.seq[L - k:].sum()) if k else 0
+
+
+def full_space(rules) -> StateSpace:
+    """State space of the whole game under ``rules`` (a :class:`~.rules.Rules`)."""
+    items = range(1, rules.n + 1) if rules.random_order else rules.sequence
+    return StateSpace(rules.random_order, rules.tie == "carry", rules.objective == "win",
+                      items, rules.n, rules.n)

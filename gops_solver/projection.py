@@ -244,7 +244,7 @@ def plan_blocks(rules: Rules, space=None) -> BlockPlan:
     from .blocked import plan_memory
     from .blocks import block_overhead
     from .induction import set_work
-    from .solution import full_space
+    from .encoding import full_space
     space = space if space is not None else full_space(rules)
     nsets = [len(space.sets[k]) for k in range(space.kmax + 1)]
     blen = [8 * space.size(k) // nsets[k] for k in range(space.kmax + 1)]

@@ -21,7 +21,7 @@ import numpy as np
 
 from .checkpoint import Checkpointer
 from .constants import VALUE_TOL
-from .encoding import StateSpace
+from .encoding import StateSpace, full_space  # noqa: F401  (full_space is public here)
 from .induction import level_work, run_induction
 from .query import QueryResult, query_state  # noqa: F401  (QueryResult is public here)
 from .storage import check_out_path, clean_stale_temps, notify, read_solution, write_solution
@@ -32,11 +32,6 @@ from .tables import level_view, read_value
 
 
 
-def full_space(rules: Rules) -> StateSpace:
-    """State space of the whole game under ``rules``."""
-    items = range(1, rules.n + 1) if rules.random_order else rules.sequence
-    return StateSpace(rules.random_order, rules.tie == "carry", rules.objective == "win",
-                      items, rules.n, rules.n)
 
 
 class Solution:
