@@ -87,7 +87,8 @@ def check_out_path(path, checkpoints: bool = False) -> None:
         raise ValueError("the output path is empty: give a file name, e.g. --out game.gops")
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise ValueError(f"cannot write {path}: it is a folder; give a file name")
+        raise ValueError(f"cannot write {path}: it is a folder; give a file name (or add --memory SIZE to solve "
+                         f"into a block-store folder)")
     if not os.path.isdir(folder):
         raise ValueError(f"cannot write {path}: folder {folder} does not exist; create it or choose another path")
     if not os.access(folder, os.W_OK):

@@ -92,7 +92,7 @@ def test_bad_files_one_line_exit_2(tmp_path):
              (["query", "-s", tmp_path / "none.gops", *q], "cannot read"),
              (["query", "-s", good, "--tie", "discard", *q], "holds a solution for"),
              (["solve", "-n", 3, "--out", tmp_path / "no" / "x.gops"], "does not exist"),
-             (["solve", "-n", 3, "--out", tmp_path], "directory")]
+             (["solve", "-n", 3, "--out", tmp_path], "it is a folder")]
     for args, msg in cases:
         r = run(*args)
         assert r.exit_code == 2 and r.output.startswith("error: ") and msg in r.output, (args, r.output)
