@@ -275,7 +275,7 @@ def plan_memory(space) -> dict:
 
 
 def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progress=None, resume=False,
-                  restart=False) -> dict:
+                  restart=False, block_done=None) -> dict:
     """Solve ``rules`` into the block store ``out``; see module docstring.
 
     Parameters
@@ -295,6 +295,9 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
         ``progress(level, games)`` after every block; first called as
         ``progress(level, games, done=True)`` with the work of blocks found
         finished (``resume``).
+    block_done : callable, optional
+        ``block_done(count, total)``: first with the blocks found finished
+        and the store's total, then ``(1, 0)`` after each block.
     resume, restart : bool
         Continue from the finished blocks, or discard them; without either,
         a store holding blocks of an unfinished solve is refused.
@@ -351,8 +354,12 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
     secs_before = sum(s for d in done.values() for _, s in d.values())
     if progress is not None and games_total:
         progress(max(k for k in done if done[k]), games_total, done=True)
+    if block_done is not None:
+        block_done(sum(len(d) for d in done.values()), sum(store.nsets))
     if 0 not in done[0]:
         store.write_block(0, 0, level0_table(space))
+        if block_done is not None:
+            block_done(1, 0)
     # what the process already holds (interpreter, compiled kernels, the axes) counts against the budget
     cache = BlockCache(store, max(budget - need - _rss_bytes(), 0))
     states = sum(count_states(space, k, store.read_block(k, r)) for k in range(1, space.kmax + 1) for r in done[k])
@@ -368,6 +375,8 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
                 states += st.states
                 if progress is not None:
                     progress(k, st.games)
+                if block_done is not None:
+                    block_done(1, 0)
         else:
             for r in todo:
                 tb = time.perf_counter()
@@ -377,6 +386,8 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
                 states += count_states(space, k, data)
                 if progress is not None:
                     progress(k, games)
+                if block_done is not None:
+                    block_done(1, 0)
         cache.drop_level(k - 1)
     reads = cache.reads
     this_run = time.perf_counter() - t0

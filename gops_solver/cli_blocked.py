@@ -66,9 +66,18 @@ def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, worke
     if workers is not None or scheduler is not None:
         client, cluster = _client(workers, scheduler, quiet)
     bar = _progress_bar(pr.stage_games, quiet)
+    blocks = [0, 0]
+
+    def block_done(count, total):
+        # the bar's rate and ETA run on stage games (blocks differ a lot in size); it also counts blocks
+        blocks[0] += count
+        blocks[1] = total or blocks[1]
+        bar.set_postfix_str(f"block {blocks[0]:,}/{blocks[1]:,}", refresh=False)
+
     try:
         sol = solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None,
-                          out=out, resume=resume, restart=restart, memory=budget, client=client)
+                          out=out, resume=resume, restart=restart, memory=budget, client=client,
+                          block_done=block_done if bar else None)
     except KeyboardInterrupt as exc:
         if bar:
             bar.close()

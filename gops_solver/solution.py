@@ -276,7 +276,7 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
 # ---------------------------------------------------------------------------
 
 def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, resume=False,
-          restart=False, memory=None, client=None) -> Solution:
+          restart=False, memory=None, client=None, block_done=None) -> Solution:
     """Solve a game exactly by backward induction.
 
     Parameters
@@ -321,7 +321,7 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         from .variants import dispatch
         return dispatch.solve(rules, progress=progress, stage_solver=stage_solver, out=out)
     if memory is not None or client is not None:
-        return _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, client)
+        return _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, client, block_done)
     t0 = time.perf_counter()
     if rules.match != "single" and not (rules.match == "session" and rules.objective == "points"):
         return _solve_match(rules, progress, stage_solver, out, t0)
@@ -333,7 +333,7 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     return _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t0)
 
 
-def _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, client) -> Solution:
+def _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, client, block_done) -> Solution:
     """Solve into a block store (see :mod:`~.blocked`) and open it."""
     from .blocked import parse_memory, solve_blocked
     if out is None:
@@ -344,7 +344,8 @@ def _solve_blocked(rules, progress, stage_solver, out, resume, restart, memory, 
     if stage_solver != "numba":
         raise ValueError("a blocked solve uses the numba stage solver; check it afterwards with verify")
     budget = parse_memory(memory) if memory is not None else None
-    solve_blocked(rules, out, memory=budget, client=client, progress=progress, resume=resume, restart=restart)
+    solve_blocked(rules, out, memory=budget, client=client, progress=progress, resume=resume, restart=restart,
+                  block_done=block_done)
     return load(out)
 
 
