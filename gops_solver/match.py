@@ -202,6 +202,48 @@ def solve_match(rules: Rules, progress=None, use_highs=False) -> MatchTables:
     return out
 
 
+def _key_json(key):
+    return list(key) if isinstance(key, tuple) else key
+
+
+def match_header(m: MatchTables):
+    """``(header fields, tables)`` that store every game of ``m`` in one solution file.
+
+    Each game is described by its key, end payoff ``term``, difference reach
+    and start value; its ``n + 1`` level tables follow one another in the
+    order of ``match_games``. :func:`match_from_header` reads them back.
+    """
+    games, tables = [], []
+    for key, (space, tabs) in m.games.items():
+        games.append({"key": _key_json(key), "term": [float(x) for x in space.term],
+                      "diff_reach": int(space.diff_reach - space.total), "value": float(m.values[key]),
+                      "levels": len(tabs)})
+        tables.extend(tabs)
+    return {"match_games": games}, tables
+
+
+def match_from_header(rules: Rules, header: dict, tables, name) -> MatchTables:
+    """The :class:`MatchTables` a file written with :func:`match_header` holds (tables mapped, not read)."""
+    m = MatchTables(rules)
+    m.stage_games = int(header.get("stage_games", 0))
+    at = 0
+    try:
+        for g in header["match_games"]:
+            key = tuple(g["key"]) if isinstance(g["key"], list) else int(g["key"])
+            space = game_space(rules, np.asarray(g["term"], dtype=np.float64), int(g["diff_reach"]))
+            tabs = list(tables[at:at + int(g["levels"])])
+            at += int(g["levels"])
+            if len(tabs) != rules.n + 1 or any(len(t) != space.size(k) for k, t in enumerate(tabs)):
+                raise ValueError("sizes")
+            m.games[key] = (space, tabs)
+            m.values[key] = float(g["value"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{name} is corrupted (its match games do not match its rules): solve again") from None
+    if at != len(tables) or m.first() not in m.games:
+        raise ValueError(f"{name} is corrupted (its match games do not match its rules): solve again")
+    return m
+
+
 def _replayed(solve_game, lo, hi):
     """Fixed point x = G(x) of a game that pays x for a draw, G(x) its value.
 

@@ -191,16 +191,20 @@ class Solution:
         ------
         ValueError
             If the path cannot be written, a ``gops solve`` is writing it now,
-            or for a match solved game by game
-            (session under ``win``, best-of), which files do not hold yet.
+            or the solution is a block store (already on disk).
         """
+        if self.store is not None:
+            raise ValueError(f"this solution is the block store {self.store.root}, already on disk: copy that "
+                             f"folder, or query it where it is")
+        tables, extra = self.tables, None
         if self.match is not None:
-            raise ValueError(f"saving a {self.rules.match} match is not supported yet: solve it in memory "
-                             f"(a single game or a points session can be saved)")
+            # every game of the match, one after another; the header says which game owns which tables
+            from .match import match_header
+            extra, tables = match_header(self.match)
         # a solve writing the same path holds its lock: refuse rather than race it (and leave its checkpoints)
         with Checkpointer.guard(path):
-            write_solution(path, self.rules, self.tables, self.stage_games, self.seconds, self.stage_solver,
-                           self.states)
+            write_solution(path, self.rules, tables, self.stage_games, self.seconds, self.stage_solver,
+                           self.states, extra=extra)
 
 
 def _count_states(table, space, k) -> int:
@@ -262,11 +266,18 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
     if rules is not None and saved_rules != rules:
         raise ValueError(f"{path} holds a solution for {saved_rules.describe()}, not {rules.describe()}: "
                          f"use a matching file or solve these rules")
-    space = full_space(saved_rules)
-    if len(tables) != saved_rules.n + 1 or any(len(t) != space.size(k) for k, t in enumerate(tables)):
-        raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
+    match = None
+    if "match_games" in header:  # a session under win or a best-of match: every game's tables
+        from .match import match_from_header
+        match = match_from_header(saved_rules, header, tables, path)
+        space, tables = match.games[match.first()]
+    else:
+        space = full_space(saved_rules)
+        if len(tables) != saved_rules.n + 1 or any(len(t) != space.size(k) for k, t in enumerate(tables)):
+            raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
     sol = Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
                    header.get("stage_solver", "numba"), header.get("states"))
+    sol.match = match
     sol.seconds_this_run = float(header.get("seconds_this_run", sol.seconds))
     return sol
 
@@ -411,15 +422,18 @@ def _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t
 
 
 def _solve_match(rules, progress, stage_solver, out, t0) -> Solution:
-    """Solve a match game by game (see :mod:`~.match`); held in memory only."""
+    """Solve a match game by game (see :mod:`~.match`) in memory; with ``out``, then save it."""
     from .match import solve_match
     if out is not None:
-        raise ValueError(f"saving a {rules.match} match is not supported yet: solve it without out/--out")
+        check_out_path(out)
     m = solve_match(rules, progress=progress, use_highs=stage_solver == "highs")
     space, tables = m.games[m.first()]
     states = sum(_count_states(t, sp, k) for sp, tabs in m.games.values() for k, t in enumerate(tabs) if k)
     sol = Solution(rules, space, tables, m.stage_games, time.perf_counter() - t0, stage_solver, states)
     sol.match = m
+    if out is not None:  # a match is solved in memory, then written whole (no checkpoints)
+        sol.save(out)
+        return load(out, check=False)
     return sol
 
 

@@ -263,7 +263,7 @@ def header_bytes(header: dict) -> bytes:
 
 
 def write_solution(path, rules, tables, stage_games, seconds, stage_solver, states, expected_crcs=None,
-                   seconds_this_run=None) -> None:
+                   seconds_this_run=None, extra=None) -> None:
     """Write a solution file atomically from level tables (arrays or mapped files).
 
     Parameters
@@ -274,6 +274,8 @@ def write_solution(path, rules, tables, stage_games, seconds, stage_solver, stat
     seconds_this_run : float, optional
         Time of the run that writes the file, when it resumed an earlier one
         (``seconds`` is the total of all runs).
+    extra : dict, optional
+        More header fields (a match's games: ``match_games``).
 
     Raises
     ------
@@ -294,6 +296,7 @@ def write_solution(path, rules, tables, stage_games, seconds, stage_solver, stat
               "states": int(states), "tables": [{"size": int(len(t)), "crc32": c} for t, c in zip(tables, crcs)]}
     if seconds_this_run is not None:
         header["seconds_this_run"] = float(seconds_this_run)
+    header.update(extra or {})
     head = header_bytes(header)
 
     def parts():

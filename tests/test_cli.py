@@ -124,8 +124,7 @@ def test_match_options_solve_and_query():
     assert json.loads(s.output)["value"] == pytest.approx(json.loads(single.output)["value"] - 4, abs=1e-12)
     for args, msg in [(["query", "-n", 4, "--hand-a", "1", "--hand-b", "2", "--pot", 4, "--match-score", 3], "need --match"),
                       (["solve", "-n", 3, "--match", "best-of-3", "--order", "ascending"], "sure draw"),
-                      (["solve", "-n", 3, "--match", "best-of-3", "--objective", "points"], "objective win"),
-                      (["solve", "-n", 4, "--match", "session", "--objective", "win", "--out", "x.gops"], "not supported yet")]:
+                      (["solve", "-n", 3, "--match", "best-of-3", "--objective", "points"], "objective win")]:
         r = run(*args)
         assert r.exit_code == 2 and r.output.startswith("error: ") and msg in r.output, r.output
 
