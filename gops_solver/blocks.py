@@ -16,9 +16,11 @@ Store layout (a folder, or an fsspec URL all workers reach)::
 
 A block file is ``MAGIC``, a fixed header (level, set rank, length, stage
 games, seconds, CRC-32 of the data) with its own CRC-32, then the
-little-endian float64 data. It is written to a temporary file, synced and
-renamed (:func:`~.storage.atomic_write`), so a block is either absent or
-whole; a damaged one fails its checksum and is recomputed on ``--resume``.
+little-endian float64 data. It is written to a temporary file and renamed
+(:func:`~.storage.atomic_write`), so a killed writer leaves no partial block.
+Blocks are not synced one by one: one lost or torn in a power cut fails its
+checksum and is recomputed on ``--resume``; the whole store is synced before
+``complete.json`` is written.
 """
 
 from __future__ import annotations
@@ -184,7 +186,9 @@ class BlockStore:
         """Write block ``(k, rank)`` atomically (absent or whole, never half-written)."""
         if len(data) != self.block_len[k]:
             raise ValueError(f"block ({k}, {rank}) has {len(data)} entries, the store expects {self.block_len[k]}")
-        self._put(self.block_path(k, rank), block_bytes(data, k, rank, games, seconds))
+        # not synced one by one: a block lost in a power cut fails its checksum and is recomputed;
+        # mark_complete syncs everything first
+        self._put(self.block_path(k, rank), block_bytes(data, k, rank, games, seconds), sync=False)
 
     def read_block(self, k: int, rank: int) -> np.ndarray:
         """The data of block ``(k, rank)``, checksums verified; ValueError if missing or damaged."""
@@ -251,7 +255,9 @@ class BlockStore:
         return json.loads(self._get(self._join(COMPLETE)).decode())
 
     def mark_complete(self, info: dict) -> None:
-        """Write ``complete.json`` (last, atomically)."""
+        """Write ``complete.json`` (last, atomically), once every block is on disk."""
+        if self._fs is None:
+            os.sync()
         self._put(self._join(COMPLETE), json.dumps(info, indent=1, sort_keys=True).encode())
 
     def unmark_complete(self) -> None:
@@ -302,10 +308,10 @@ class BlockStore:
         except OSError as exc:
             raise ValueError(f"cannot create {path}: {exc.strerror}; choose a writable --out") from None
 
-    def _put(self, path, data: bytes):
+    def _put(self, path, data: bytes, sync: bool = True):
         if self._fs is None:
             # no per-block path checks or temp cleaning: workers share the folders (clean_temps runs up front)
-            atomic_write(path, [data], prepare=False)
+            atomic_write(path, [data], prepare=False, sync=sync)
             return
         # object stores make a whole object visible at once; elsewhere rename a temporary name into place
         fs = self._fs[0]

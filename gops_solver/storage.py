@@ -175,7 +175,7 @@ def clean_stale_temps(folder) -> list:
     return removed
 
 
-def atomic_write(path, parts, check=None, prepare: bool = True) -> None:
+def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = True) -> None:
     """Write ``path`` from ``parts`` so that it is always either the old file or the whole new one.
 
     The data go to a locked temporary file beside ``path``, are flushed to
@@ -194,6 +194,10 @@ def atomic_write(path, parts, check=None, prepare: bool = True) -> None:
         First check the path (:func:`check_out_path`) and remove stale
         temporary files beside it. Writers that share a folder (the blocks
         of a store, written by many workers) check and clean once, up front.
+    sync : bool
+        Flush the file and its folder to disk. Block stores skip it per block
+        (each block carries its own checksum, so one lost in a power cut is
+        found and recomputed) and sync once before marking a solve complete.
 
     Raises
     ------
@@ -214,11 +218,13 @@ def atomic_write(path, parts, check=None, prepare: bool = True) -> None:
             for part in parts:
                 fh.write(part if isinstance(part, bytes) else memoryview(part).cast("B"))
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         if check is not None:
             check(tmp)
         os.replace(tmp, path)
-        _sync_folder(folder)
+        if sync:
+            _sync_folder(folder)
     except OSError as exc:
         _unlink(tmp)
         raise ValueError(f"cannot write {path}: {why(exc)}; free space or choose a writable location") from None
