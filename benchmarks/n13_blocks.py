@@ -5,8 +5,9 @@ level by level, exactly as a blocked solve does), one thread, and reports per
 level the blocks, stage games, CPU seconds and stage games per core-second.
 CPU time (not wall) is reported so that other jobs on the machine do not skew it.
 
-Usage: NUMBA_NUM_THREADS=1 python benchmarks/n13_blocks.py TIE OBJECTIVE OUT [PRIZES]
-       (PRIZES: the set S, default 2,3,5,7,8,10,11,13 -- a level-8 block)
+Usage: NUMBA_NUM_THREADS=1 python benchmarks/n13_blocks.py TIE OBJECTIVE OUT [PRIZES [FROM]]
+       (PRIZES: the set S, default 2,3,5,7,8,10,11,13 -- a level-8 block; FROM: re-measure
+       levels FROM and up of an OUT written before, whose lower blocks are reused)
 """
 import itertools
 import json
@@ -23,13 +24,14 @@ from gops_solver.solution import full_space
 def main():
     tie, obj, out = sys.argv[1], sys.argv[2], sys.argv[3]
     top = [int(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "2,3,5,7,8,10,11,13").split(",")]
+    start = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     rules = Rules(n=13, tie=tie, objective=obj)
     space = full_space(rules)
     store = BlockStore.create(out, store_manifest(rules, space))
     store.write_block(0, 0, level0_table(space))
     ps = space.prize_sets
     rows = []
-    for k in range(1, len(top) + 1):
+    for k in range(start, len(top) + 1):
         games = blocks = 0
         c0 = time.process_time()
         w0 = time.perf_counter()

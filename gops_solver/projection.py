@@ -196,9 +196,11 @@ def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjec
 # blocked solves (gops solve --memory / --workers): blocks, disk, workers, cluster plans
 # ---------------------------------------------------------------------------
 
-#: stage games per second of ONE core solving blocks of the n = 13 discard/win game (levels 6 to 8,
-#: the heaviest), measured with benchmarks/n13_blocks.py on the reference machine (README)
-BLOCK_GAMES_PER_CORE_SECOND = 1.0e6
+#: stage games per CPU-second of ONE core solving real blocks of the n = 13 discard/win game:
+#: levels 6-8 below one level-8 prize set (195 M stage games; 1.11 M/s at level 6, 0.76 M/s at
+#: level 7, 0.46 M/s at level 8), benchmarks/n13_blocks.py on the reference machine while other
+#: jobs loaded it (README, "Blocked solves"), so a conservative figure
+BLOCK_GAMES_PER_CORE_SECOND = 0.76e6
 
 #: worker counts a cluster plan is given for
 CLUSTER_SIZES = (8, 32, 128)
