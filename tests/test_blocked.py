@@ -273,3 +273,16 @@ def test_dask_through_an_fsspec_url(tmp_path, dask_client):
     ref = solve(rules)
     sol = solve(rules, out="file://" + str(tmp_path / "st"), client=dask_client)
     _same_blocks(ref, sol.store, tol=1e-12)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_blocked_small_as_plain_python(tmp_path, objective):
+    # the set-major read path of tables.read_value and the block kernels' arguments, without numba
+    rules = Rules(n=3, tie="carry", objective=objective)
+    ref = solve(rules)
+    sol = solve(rules, out=tmp_path / "st", memory="100MB")
+    _same_blocks(ref, sol.store)
+    q = ([1, 3], [2, 3], 2, [1], 1)
+    assert sol.query(*q).value == ref.query(*q).value
+    assert sol.verify().ok
