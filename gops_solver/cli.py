@@ -660,7 +660,9 @@ def info(cards, tie, objective, order, as_json, as_csv, match, draw):
     elif pr.fits:
         click.echo("verdict        fits on this machine")
     else:
-        click.echo(f"verdict        will NOT fit: needs {pr.memory_bytes / gib:.1f} GiB of {ram / gib:.1f} GiB")
+        from .cli_blocked import fits_here
+        blocked = " in memory; fits as a block store (--memory, below)" if plan and fits_here(plan, pr) else ""
+        click.echo(f"verdict        will NOT fit{blocked}: needs {pr.memory_bytes / gib:.1f} GiB of {ram / gib:.1f} GiB")
     if plan is not None:
         from .cli_blocked import block_plan_lines
         for line in block_plan_lines(rules, pr, plan):

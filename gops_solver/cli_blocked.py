@@ -112,6 +112,13 @@ def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, worke
         click.echo(f"  {line}")
 
 
+def fits_here(plan, pr) -> bool:
+    """Whether a blocked solve fits this machine: the store on the current folder's disk, one worker in memory."""
+    import os
+    import shutil
+    return plan.disk_bytes <= shutil.disk_usage(os.getcwd()).free and plan.worker_bytes <= 0.8 * pr.machine_bytes
+
+
 def block_plan_lines(rules, pr, plan) -> list:
     """``gops info``'s lines on a blocked solve: blocks, disk, memory, CPU time, and a cluster plan."""
     import os
@@ -125,9 +132,8 @@ def block_plan_lines(rules, pr, plan) -> list:
     lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
              f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk",
              f"               a worker needs {plan.worker_bytes / gb:.2f} GB; {plan.cpu_hours:,.1f} CPU-hours "
-             f"at {BLOCK_GAMES_PER_CORE_SECOND / 1e6:.1f} M stage games per core-second (measured, n = 13)"]
-    fits_here = plan.disk_bytes <= free and plan.worker_bytes <= 0.8 * pr.machine_bytes
-    if fits_here:
+             f"at {BLOCK_GAMES_PER_CORE_SECOND / 1e6:.2f} M stage games per core-second (measured, n = 13)"]
+    if fits_here(plan, pr):
         lines.append(f"               here: about {duration(here)} on {cores} cores, with "
                      f"gops solve --cards {rules.n} --tie {rules.tie} --objective {rules.objective} "
                      f"--order {rules.order_name} --out DIR --memory {int(mem / 1e9 + 1)}GB")
