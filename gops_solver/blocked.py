@@ -329,7 +329,7 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
             old = Rules.from_dict(store.manifest["rules"]).describe() if "rules" in store.manifest else "other rules"
             raise ValueError(f"{root} holds blocks of {old}, not {rules.describe()}: choose another --out")
         store.clean_temps()
-        present = any(store._ranks(k) for k in range(len(store.nsets)))
+        present = any(store.ranks(k) for k in range(len(store.nsets)))
         if present and not (resume or restart) and not store.is_complete():
             raise ValueError(f"{root} holds the blocks of an unfinished solve: add --resume to continue it or "
                              f"--restart to discard them")

@@ -214,7 +214,7 @@ class BlockStore:
         left out, so that the solve recomputes it.
         """
         out = {}
-        for rank in self._ranks(k):
+        for rank in self.ranks(k):
             try:
                 _, games, secs = self.read_block_meta(k, rank)
             except ValueError as exc:
@@ -268,7 +268,7 @@ class BlockStore:
         """Remove every block and the completion mark (``--restart``); only files the solver wrote."""
         self._remove(self._join(COMPLETE))
         for k in range(len(self.nsets)):
-            for rank in self._ranks(k):
+            for rank in self.ranks(k):
                 self._remove(self.block_path(k, rank))
 
     def clean_temps(self) -> None:
@@ -282,11 +282,12 @@ class BlockStore:
         """Bytes the blocks take."""
         total = 0
         for k in range(len(self.nsets)):
-            total += len(self._ranks(k)) * (8 * self.block_len[k] + block_overhead())
+            total += len(self.ranks(k)) * (8 * self.block_len[k] + block_overhead())
         return total
 
     # -- file system -----------------------------------------------------------
-    def _ranks(self, k: int) -> list:
+    def ranks(self, k: int) -> list:
+        """Ranks of the block files of level ``k`` present (not yet checked)."""
         d = self.level_dir(k)
         try:
             names = self._fs[0].ls(d, detail=False) if self._fs is not None else os.listdir(d)

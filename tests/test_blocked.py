@@ -146,7 +146,7 @@ def test_resume_after_interrupt_and_damage(tmp_path):
     with pytest.raises(ValueError, match="unfinished"):
         load(out)
     # damage one finished block and leave a temporary file, as a killed writer would
-    done = store._ranks(2)
+    done = store.ranks(2)
     path = store.block_path(2, done[0])
     raw = bytearray(open(path, "rb").read())
     raw[40] ^= 0xFF
@@ -241,7 +241,7 @@ def test_killed_solve_leaves_only_whole_blocks(tmp_path):
     store = BlockStore.open(out)
     assert not store.is_complete()
     for k in range(9):
-        for r in store._ranks(k):
+        for r in store.ranks(k):
             store.read_block(k, r)  # every block on disk is whole: header and data checksums pass
     sol = solve(Rules(n=8, objective="win", tie="discard"), out=out, memory="1GB", resume=True)
     assert sol.value == 0.0 and sol.store.is_complete()
