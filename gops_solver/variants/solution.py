@@ -25,7 +25,7 @@ from ..rules import Rules, _whole
 from ..stage import StageSolveError, solve_matrix_game
 from ..storage import atomic_write
 from ..tolerances import VALUE_TOL
-from .kernel import entry, level_kernel
+from .kernel import entry, level_kernel, verify_kernel
 from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
 
 MAGIC = b"GOPSVAR\x01"
@@ -85,6 +85,7 @@ class VariantVerifyResult:
     max_residual: float
     max_exploitability: float
     worst: dict
+    stage_games: int = 0
 
 
 class VariantSolution:
@@ -156,42 +157,80 @@ class VariantSolution:
         t, a, b, q, d = locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row)
         return query_at(self, t, a, b, q, d, stage_solver or self.stage_solver)
 
-    def verify(self, sample=None, seed=0, tol=VALUE_TOL) -> VariantVerifyResult:
-        """Recompute stored values with HiGHS and certify the jitted strategies.
+    def verify(self, sample=None, seed=0, tol=VALUE_TOL, backend="numba") -> VariantVerifyResult:
+        """Recompute stored values from the level below and certify the stage strategies.
 
         Every table slot (or a seeded sample of ``sample`` slots per level) is
-        recomputed from the next level: each stage game is solved by HiGHS,
-        the average over the fill compared with the stored value, and the
-        jitted solver's strategies checked against every pure reply.
+        recomputed from the next level: each stage game is built afresh and
+        solved (no mirror, no reuse of an equal game: a path independent of
+        the solve's shortcuts), the average over the fill compared with the
+        stored value, and the solver's strategies checked against every pure
+        reply. Unreachable slots must be empty (NaN) and reachable ones not.
+
+        Parameters
+        ----------
+        backend : {"numba", "highs"}
+            ``numba``: the jitted solver, in parallel (default). ``highs``:
+            scipy's HiGHS gives the values (slow; an independent check), and
+            the jitted solver's strategies are certified against them.
         """
         sp = self.space
         rng = np.random.default_rng(seed)
         worst = {"residual": 0.0, "exploitability": 0.0, "slot": None}
-        checked = 0
+        checked = games = 0
         for t in range(sp.R):
             shape = sp.shape(t)
             total = shape[0] * shape[1] * shape[2]
-            slots = range(total) if sample is None or sample >= total else rng.choice(total, sample, replace=False)
-            H, P = sp.hand_levels[t], sp.prizes.levels[t]
-            for s in slots:
-                c, rest = divmod(int(s), shape[1] * shape[2])
-                p, di = divmod(rest, shape[2])
-                d = di - sp.lim[t]
-                acc = 0.0
-                for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
-                    M = _matrix(H, P, self.tables[t + 1], sp.lim[t + 1], sp.win, c, int(P.rev_idx[r]), d)
-                    ref = solve_matrix_game(M, backend="highs")
-                    fast = solve_matrix_game(M, backend="numba")
-                    expl = max(ref.value - float((fast.row @ M).min()), float((M @ fast.col).max()) - ref.value)
-                    if expl > worst["exploitability"]:
-                        worst["exploitability"] = expl
-                    acc += P.rev_prob[r] * ref.value
-                res = abs(acc - float(self.tables[t][c, p, di]))
-                if not res <= worst["residual"]:
-                    worst.update(residual=res, slot={"level": t, "class": c, "prizes": sp.prizes.pre[t][p], "diff": d})
-                checked += 1
+            if sample is None or sample >= total:
+                slots = np.arange(total, dtype=np.int64)
+            else:
+                slots = np.sort(rng.choice(total, sample, replace=False)).astype(np.int64)
+            if backend == "highs":
+                resid, expl, g = self._verify_highs(t, slots)
+            else:
+                resid, expl = np.empty(len(slots)), np.empty(len(slots))
+                g = np.empty(len(slots), np.int64)
+                verify_kernel(sp.hand_levels[t], sp.prizes.levels[t], sp.diff_levels[t], sp.const(t),
+                              self.tables[t + 1], self.tables[t], slots, resid, expl, g)
+            games += int(g.sum())
+            checked += len(slots)
+            if len(slots):
+                i = int(np.argmax(resid))
+                if resid[i] > worst["residual"]:
+                    c, rest = divmod(int(slots[i]), shape[1] * shape[2])
+                    p, di = divmod(rest, shape[2])
+                    worst.update(residual=float(resid[i]),
+                                 slot={"level": t, "class": c, "prizes": sp.prizes.pre[t][p], "diff": di - sp.lim[t]})
+                worst["exploitability"] = max(worst["exploitability"], float(expl.max()))
         ok = worst["residual"] <= tol and worst["exploitability"] <= tol
-        return VariantVerifyResult(ok, checked, worst["residual"], worst["exploitability"], worst)
+        return VariantVerifyResult(ok, checked, worst["residual"], worst["exploitability"], worst, games)
+
+    def _verify_highs(self, t, slots):
+        sp = self.space
+        shape = sp.shape(t)
+        H, P = sp.hand_levels[t], sp.prizes.levels[t]
+        resid, expl = np.zeros(len(slots)), np.zeros(len(slots))
+        games = np.zeros(len(slots), np.int64)
+        for k, f in enumerate(slots):
+            c, rest = divmod(int(f), shape[1] * shape[2])
+            p, di = divmod(rest, shape[2])
+            d = di - sp.lim[t]
+
+            def game_value(q, c=c, d=d, k=k):
+                M = _matrix(H, P, self.tables[t + 1], sp.lim[t + 1], sp.win, c, q, d)
+                ref = solve_matrix_game(M, backend="highs")
+                fast = solve_matrix_game(M, backend="numba")
+                e = max(ref.value - float((fast.row @ M).min()), float((M @ fast.col).max()) - ref.value)
+                expl[k] = max(expl[k], e)
+                games[k] += 1
+                return ref.value
+            v = slot_value(sp, t, p, d, self.tables[t + 1], game_value)
+            got = float(self.tables[t][c, p, di])
+            if np.isnan(v) or np.isnan(got):
+                resid[k] = 0.0 if np.isnan(v) and np.isnan(got) else np.inf
+            else:
+                resid[k] = abs(v - got)
+        return resid, expl, games
 
     def save(self, path) -> None:
         """Write the tables to ``path`` atomically, with a CRC-32 per table."""
@@ -251,6 +290,12 @@ def locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row):
     reach = top_sum(range(1, n + 1), t)
     if abs(diff) > reach:
         raise ValueError(f"diff {diff} is unreachable: {t} rounds hand out at most {reach} points, so |diff| <= {reach}")
+    if not sp.needed(t, q, diff):
+        pile_q, row_q, c_q = sp.prizes.post[t][q]
+        taken = rules.total - sum(cards_of(pile_q)) - sum(cards_of(row_q)) - c_q
+        why = (f"|diff| <= {taken}" if abs(diff) > taken else
+               f"diff has the parity of {taken} (under carry every prize handed out was taken)")
+        raise ValueError(f"diff {diff} is unreachable: the prizes handed out so far total {taken}, so {why}")
     return t, tuple(sorted(a)), tuple(sorted(b)), q, diff
 
 
@@ -342,36 +387,71 @@ def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, t
     sp = VariantSpace(rules, term=term, diff_reach=diff_reach)
     tables = [None] * (sp.R + 1)
     tables[sp.R] = terminal(sp)
-    games = 0
+    games = solves = 0
     for t in range(sp.R - 1, -1, -1):
         out_t = np.empty(sp.shape(t))
-        H, P = sp.hand_levels[t], sp.prizes.levels[t]
+        H, P, D, K = sp.hand_levels[t], sp.prizes.levels[t], sp.diff_levels[t], sp.const(t)
         if stage_solver == "highs":
-            _level_highs(H, P, tables[t + 1], sp.lim[t + 1], sp.lim[t], sp.win, out_t)
+            n_solved = _level_highs(sp, t, tables[t + 1], out_t)
         else:
-            fails = level_kernel(H, P, tables[t + 1], sp.lim[t + 1], sp.lim[t], sp.win, out_t)
+            fails, n_solved = level_kernel(H, P, D, K, tables[t + 1], out_t)
             if fails:
                 raise StageSolveError(f"{fails} stage games of level {t} failed; solve with stage_solver='highs'")
         tables[t] = out_t
         games += sp.stage_games(t)
+        solves += int(n_solved)
         if progress is not None:
             progress(t, sp.stage_games(t))
     sol = VariantSolution(rules, sp, tables, games, time.perf_counter() - t0, stage_solver)
+    sol.solves = solves
     if out is not None:
         sol.save(out)
     return sol
 
 
-def _level_highs(H, P, vnext, lim_next, lim, win, out):
+def slot_value(sp, t, p, d, vnext, game_value):
+    """Value of prize state ``p`` (before the fill) of level ``t`` at diff ``d``.
+
+    NaN where ``d`` is unreachable, the end payoff where it is decided, else
+    the average over the fill of ``game_value(M)`` of each stage game ``M``
+    (a callable on the matrix, for a class fixed by the caller's ``vnext``
+    reader). Plain Python: the slow reference for ``highs`` and ``verify``.
+    """
+    D = sp.diff_levels[t]
+    if sp.win:
+        if abs(d) > D.pre_reach[p] or (D.pre_par[p] >= 0 and (d - D.pre_par[p]) % 2):
+            return np.nan
+        if abs(d) >= D.pre_dec[p]:
+            return float(sp.term[-1] if d > 0 else sp.term[0])
+    P = sp.prizes.levels[t]
+    acc = 0.0
+    for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
+        q = int(P.rev_idx[r])
+        if sp.win and abs(d) >= D.post_dec[q]:
+            v = float(sp.term[-1] if d > 0 else sp.term[0])
+        else:
+            v = game_value(q)
+        acc += P.rev_prob[r] * v
+    return acc
+
+
+def _level_highs(sp, t, vnext, out):
+    """Fill level ``t`` solving every stage game with HiGHS (no mirror, no reuse)."""
     C, npre, nd = out.shape
+    H, P = sp.hand_levels[t], sp.prizes.levels[t]
+    lim = sp.lim[t]
+    count = [0]
     for c in range(C):
         for p in range(npre):
             for di in range(nd):
-                acc = 0.0
-                for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
-                    M = _matrix(H, P, vnext, lim_next, win, c, int(P.rev_idx[r]), di - lim)
-                    acc += P.rev_prob[r] * solve_matrix_game(M, backend="highs").value
-                out[c, p, di] = acc
+                d = di - lim
+
+                def game_value(q, c=c, d=d):
+                    count[0] += 1
+                    M = _matrix(H, P, vnext, sp.lim[t + 1], sp.win, c, q, d)
+                    return solve_matrix_game(M, backend="highs").value
+                out[c, p, di] = slot_value(sp, t, p, d, vnext, game_value)
+    return count[0]
 
 
 def projected_variant(rules: Rules) -> dict:
