@@ -39,7 +39,8 @@ def _run(case, queue):
     t0, c0 = time.perf_counter(), time.process_time()
     sol = solve(rules)
     queue.put({"case": case, "value": sol.value, "seconds": time.perf_counter() - t0,
-               "cpu": time.process_time() - c0, "games": w["total_games"], "entries": w["total_bytes"] // 8,
+               "cpu": time.process_time() - c0, "games": sol.stage_games, "solves": sol.solves,
+               "entries": w["total_bytes"] // 8,
                "classes": sum(w["classes"]), "pairs": sum(w["hand_pairs"]),
                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 
@@ -49,7 +50,8 @@ def main():
     ap.add_argument("--case", action="append", default=None)
     ap.add_argument("--limit", type=float, default=600.0, help="seconds per case [600]")
     args = ap.parse_args()
-    print("| variant | n | tie | objective | value | stage games | hand classes / pairs | wall s | CPU s | peak MB |")
+    print("| variant | n | tie | objective | value | stage games (solved) | hand classes / pairs | wall s | CPU s "
+          "| peak MB |")
     print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|", flush=True)
     for case in args.case or DEFAULT:
         v, n, tie, obj = case.split(":")
@@ -63,8 +65,11 @@ def main():
             p.join()
             print(f"| {name} | {n} | {tie} | {obj} | stopped | | | > {args.limit:.0f} | | |", flush=True)
             continue
+        if q.empty():
+            print(f"| {name} | {n} | {tie} | {obj} | failed (exit {p.exitcode}) | | | | | |", flush=True)
+            continue
         r = q.get()
-        print(f"| {name} | {n} | {tie} | {obj} | {r['value']:.6f} | {r['games']:,} | {r['classes']:,} / {r['pairs']:,} "
+        print(f"| {name} | {n} | {tie} | {obj} | {r['value']:.6f} | {r['games']:,} ({r['solves']:,}) | {r['classes']:,} / {r['pairs']:,} "
               f"| {r['seconds']:.1f} | {r['cpu']:.1f} | {r['rss_mb']:.0f} |", flush=True)
 
 
