@@ -86,6 +86,61 @@ def _same(M, Mp, na, nb):
     return True
 
 
+@njit(cache=True)
+def _cells(H, P, npre_next, c, q, crow, cgain, cptr):
+    """List, per cell of the stage game of class ``c`` at decision state ``q``, the next-level rows it reads.
+
+    Cell ``k = i * nb + j`` reads rows ``crow[cptr[k]:cptr[k + 1]]`` of the
+    flattened next table (one per prize the winner may take; one for a tie)
+    at diff offset ``cgain`` (A's gain): so :func:`_fill` builds the game at
+    every diff without looking the transitions up again.
+    """
+    na, nb = H.sign.shape[1], H.sign.shape[2]
+    k = 0
+    cptr[0] = 0
+    for i in range(na):
+        for j in range(nb):
+            s = H.sign[c, i, j]
+            nc = H.nxt[c, i, j]
+            if s == 0:
+                crow[k] = nc * npre_next + P.tie_idx[q]
+                cgain[k] = 0
+                k += 1
+            else:
+                for o in range(P.opt_ptr[q], P.opt_ptr[q + 1]):
+                    crow[k] = nc * npre_next + P.opt_idx[o]
+                    cgain[k] = P.opt_gain[o] if s > 0 else -P.opt_gain[o]
+                    k += 1
+            cptr[i * nb + j + 1] = k
+
+
+@njit(cache=True)
+def _fill(H, c, vflat, nd_next, lim_next, win, crow, cgain, cptr, d, M):
+    """Build the stage game at diff ``d`` from :func:`_cells`' lists (the same entries as :func:`entry`)."""
+    na, nb = M.shape
+    for i in range(na):
+        for j in range(nb):
+            k = i * nb + j
+            s = H.sign[c, i, j]
+            best = np.inf if s < 0 else -np.inf
+            for u in range(cptr[k], cptr[k + 1]):
+                base = crow[u] * nd_next
+                if win:
+                    x = d + cgain[u] + lim_next
+                    if x < 0:
+                        x = 0
+                    elif x > 2 * lim_next:
+                        x = 2 * lim_next  # only the terminal level is read past its range
+                    v = vflat[base + x]
+                else:
+                    v = cgain[u] + vflat[base]
+                if s == 0:
+                    best = v
+                elif (s > 0 and v > best) or (s < 0 and v < best):
+                    best = v
+            M[i, j] = best
+
+
 @njit(cache=True, parallel=True)
 def level_kernel(H, P, D, K, vnext, out):
     """Fill ``out`` (shape (C, P, 2 lim + 1), modified in place) from ``vnext``.
@@ -106,7 +161,12 @@ def level_kernel(H, P, D, K, vnext, out):
     npre = P.rev_ptr.shape[0] - 1
     nq = P.tie_idx.shape[0]
     nd = out.shape[2]
+    nd_next = vnext.shape[2]
+    vflat = vnext.reshape(-1)
     lim = K.lim
+    maxopt = 1
+    for q in range(nq):
+        maxopt = max(maxopt, P.opt_ptr[q + 1] - P.opt_ptr[q])
     ntodo = D.todo.shape[0]
     fails = np.zeros(ntodo, np.int64)
     solves = np.zeros(ntodo, np.int64)
@@ -119,9 +179,13 @@ def level_kernel(H, P, D, K, vnext, out):
         x = np.empty(na)
         y = np.empty(nb)
         work = np.empty(stage_work_size(na, nb))
+        crow = np.empty(na * nb * maxopt, np.int64)
+        cgain = np.empty(na * nb * maxopt, np.int64)
+        cptr = np.empty(na * nb + 1, np.int64)
         for q in range(nq):
             have = False
             prev = 0.0
+            listed = False
             for di in range(nd):
                 G[q, di] = np.nan
             for di in range(nd):
@@ -135,9 +199,10 @@ def level_kernel(H, P, D, K, vnext, out):
                 if selfm and d == 0:
                     G[q, di] = 0.0  # a symmetric position: the value is its own negative
                     continue
-                for i in range(na):
-                    for j in range(nb):
-                        M[i, j] = entry(H, P, vnext, K.lim_next, K.win, c, q, i, j, d)
+                if not listed:
+                    _cells(H, P, vnext.shape[1], c, q, crow, cgain, cptr)
+                    listed = True
+                _fill(H, c, vflat, nd_next, K.lim_next, K.win, crow, cgain, cptr, d, M)
                 if have and _same(M, Mp, na, nb):
                     G[q, di] = prev
                     continue
