@@ -19,8 +19,9 @@ import multiprocessing as mp
 import resource
 import time
 
-DEFAULT = ["2:6:carry:points", "2:8:carry:points", "2:8:carry:win", "2:10:carry:points",
-           "o2:7:carry:points", "o3:7:carry:points", "o2:6:carry:win", "o3:8:carry:points"]
+# the floors: two-card bids n = 10, open prizes m = 2 and 3 at n = 9, every tie x objective
+DEFAULT = [f"{v}:{n}:{tie}:{obj}" for obj in ("points", "win") for v, n in (("o2", 9), ("o3", 9), ("2", 10))
+           for tie in ("discard", "carry")]
 
 
 def _rules(case):
