@@ -19,9 +19,9 @@ from .jsonout import dumps
 from .projection import OVERHEAD_BYTES, duration, machine_memory
 from .rules import TIEBREAKS, parse_match_score, rules_from_options, with_options
 
-#: stage-game cells per second of the variant kernel on 2 cores: two-card n = 8 points took 9.0 CPU
-#: seconds for 7.2e7 cells (benchmarks/variants.py), 8e6 per core-second
-CELLS_PER_SECOND = 1.6e7
+#: stage-game cells per second of the variant kernel on 2 cores: the points floors (two-card n = 10,
+#: open prizes n = 9) ran at 1.3e7 to 2.4e7 cells per CPU second (benchmarks/variants.py, shared machine)
+CELLS_PER_SECOND = 3.4e7
 
 
 def _is_variant_file(path) -> bool:
