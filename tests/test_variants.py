@@ -306,3 +306,13 @@ def test_unreachable_diff_refused():
     with pytest.raises(ValueError, match=r"diff -6 is unreachable.*\|diff\| <= 4"):
         sol.query([1, 2], [3, 4], pot=3, prizes=[1, 2], diff=-6)
     assert sol.query([1, 2], [3, 4], pot=3, prizes=[1, 2], diff=4).value == pytest.approx(1.0)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("kw", [dict(n=4, bid_cards=2, objective="win"), dict(n=3, open_prizes=2, tie="discard")])
+def test_kernels_as_plain_python(kw):
+    # CI also runs this with NUMBA_DISABLE_JIT=1: the kernels' integer and array semantics hold in Python too
+    rules = Rules(**kw)
+    sol = solve(rules)
+    assert sol.value == pytest.approx(naive_game(rules).start(), abs=TOL)
+    assert sol.verify().ok

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..constants import REPLY_TOL
 from ..evaluate import Evaluation, Outcome
 from ..simulate import Simulation
 
@@ -214,7 +215,7 @@ def evaluate_variant(strategy, sol, against="equilibrium") -> Evaluation:
         best, arg = None, None
         for y in tb.bids(st[1]):
             v = sum(px * cell(st, x, y) for x, px in xa.items() if px)
-            if best is None or v < best - 1e-12:
+            if best is None or v < best - REPLY_TOL:
                 best, arg = v, y
         return best, arg
 
