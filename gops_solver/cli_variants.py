@@ -248,12 +248,13 @@ def _verify(file, sample, seed, tol, as_json, as_csv=False, **_):
     res = sol.verify(sample=sample, seed=seed, tol=tol)
     ok = res.ok and checksum_ok
     if as_json:
-        click.echo(dumps({"rules": sol.rules.to_dict(), "checked": res.checked,
+        click.echo(dumps({"rules": sol.rules.to_dict(), "checked": res.checked, "stage_games": res.stage_games,
                                "max_residual": res.max_residual, "max_exploitability": res.max_exploitability,
                                "checksum_ok": checksum_ok, "ok": ok}))
     else:
         click.echo(f"rules              {sol.rules.describe()}")
         click.echo(f"checked            {res.checked:,} slots" + (f" (sample of {sample} per level)" if sample else ""))
+        click.echo(f"stage games        {res.stage_games:,} (jitted solver, strategies checked against every pure reply)")
         click.echo(f"max residual       {res.max_residual:.3g}")
         click.echo(f"max exploitability {res.max_exploitability:.3g}")
         click.echo(f"checksums          {'OK' if checksum_ok else 'FAILED (the file was altered or damaged)'}")
