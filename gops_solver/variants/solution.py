@@ -103,7 +103,11 @@ class VariantSolution:
     states : int
         Table entries (positions before a fill, by hand class).
     stage_games, seconds
-        Work and wall time of the solve.
+        Work and wall time of the solve (stage games set up: see
+        :meth:`~.space.VariantSpace.stage_games`).
+    solves : int or None
+        Stage games the kernel solved (set-up games less repeats); None for
+        a loaded file.
     """
 
     def __init__(self, rules, space, tables, stage_games=0, seconds=0.0, stage_solver="numba"):
@@ -111,6 +115,7 @@ class VariantSolution:
         self.stage_games, self.seconds, self.stage_solver = int(stage_games), float(seconds), stage_solver
         self.states = int(sum(space.size(t) for t in range(space.R)))
         self.match = None
+        self.solves = None
 
     @property
     def value(self) -> float:
