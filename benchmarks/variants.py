@@ -19,8 +19,9 @@ import multiprocessing as mp
 import resource
 import time
 
-DEFAULT = ["2:6:carry:points", "2:8:carry:points", "2:8:carry:win", "2:10:carry:points",
-           "o2:7:carry:points", "o3:7:carry:points", "o2:6:carry:win", "o3:8:carry:points"]
+# the floors: two-card bids n = 10, open prizes m = 2 and 3 at n = 9, every tie x objective
+DEFAULT = [f"{v}:{n}:{tie}:{obj}" for obj in ("points", "win") for v, n in (("o2", 9), ("o3", 9), ("2", 10))
+           for tie in ("discard", "carry")]
 
 
 def _rules(case):
@@ -39,7 +40,8 @@ def _run(case, queue):
     t0, c0 = time.perf_counter(), time.process_time()
     sol = solve(rules)
     queue.put({"case": case, "value": sol.value, "seconds": time.perf_counter() - t0,
-               "cpu": time.process_time() - c0, "games": w["total_games"], "entries": w["total_bytes"] // 8,
+               "cpu": time.process_time() - c0, "games": sol.stage_games, "solves": sol.solves,
+               "entries": w["total_bytes"] // 8,
                "classes": sum(w["classes"]), "pairs": sum(w["hand_pairs"]),
                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 
@@ -49,7 +51,8 @@ def main():
     ap.add_argument("--case", action="append", default=None)
     ap.add_argument("--limit", type=float, default=600.0, help="seconds per case [600]")
     args = ap.parse_args()
-    print("| variant | n | tie | objective | value | stage games | hand classes / pairs | wall s | CPU s | peak MB |")
+    print("| variant | n | tie | objective | value | stage games (solved) | hand classes / pairs | wall s | CPU s "
+          "| peak MB |")
     print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|", flush=True)
     for case in args.case or DEFAULT:
         v, n, tie, obj = case.split(":")
@@ -63,8 +66,11 @@ def main():
             p.join()
             print(f"| {name} | {n} | {tie} | {obj} | stopped | | | > {args.limit:.0f} | | |", flush=True)
             continue
+        if q.empty():
+            print(f"| {name} | {n} | {tie} | {obj} | failed (exit {p.exitcode}) | | | | | |", flush=True)
+            continue
         r = q.get()
-        print(f"| {name} | {n} | {tie} | {obj} | {r['value']:.6f} | {r['games']:,} | {r['classes']:,} / {r['pairs']:,} "
+        print(f"| {name} | {n} | {tie} | {obj} | {r['value']:.6f} | {r['games']:,} ({r['solves']:,}) | {r['classes']:,} / {r['pairs']:,} "
               f"| {r['seconds']:.1f} | {r['cpu']:.1f} | {r['rss_mb']:.0f} |", flush=True)
 
 

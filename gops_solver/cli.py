@@ -522,7 +522,7 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 
 
 @cli.command()
-@variant_options("evaluate", supported=False)
+@variant_options("evaluate")
 @click.option("--strategy", required=True, metavar="S", help=_STRATEGY_HELP)
 @click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
 @_game_options
@@ -573,7 +573,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 
 
 @cli.command()
-@variant_options("simulate", supported=False)
+@variant_options("simulate")
 @click.option("--a", "strat_a", required=True, metavar="S1", help="seat A: " + _STRATEGY_HELP)
 @click.option("--b", "strat_b", required=True, metavar="S2", help="seat B")
 @click.option("--games", required=True, type=click.IntRange(min=1), metavar="G", help="games to play")

@@ -19,9 +19,9 @@ from .jsonout import dumps
 from .projection import OVERHEAD_BYTES, duration, machine_memory
 from .rules import TIEBREAKS, parse_match_score, rules_from_options, with_options
 
-#: stage-game cells per second of the variant kernel on 2 cores: two-card n = 8 points took 9.0 CPU
-#: seconds for 7.2e7 cells (benchmarks/variants.py), 8e6 per core-second
-CELLS_PER_SECOND = 1.6e7
+#: stage-game cells per second of the variant kernel on 2 cores: the points floors (two-card n = 10,
+#: open prizes n = 9) ran at 1.3e7 to 2.4e7 cells per CPU second (benchmarks/variants.py, shared machine)
+CELLS_PER_SECOND = 3.4e7
 
 
 def _is_variant_file(path) -> bool:
@@ -55,7 +55,8 @@ def variant_options(command: str, row: bool = False, supported: bool = True, opt
             if not supported:
                 what = ", ".join(given) or "a variant solution file"
                 raise click.UsageError(f"gops {command} does not support {what} yet: it takes the classic game "
-                                       f"(use solve, query, info, play or verify for the variants)")
+                                       f"(use solve, query, info, play, verify, evaluate or simulate for the "
+                                       f"variants)")
             extra = dict(bid_cards=bid_cards, open_prizes=open_prizes, tiebreak=tiebreak)
             if command == "query":
                 extra.update(row=row, match_total=match_total)
@@ -250,12 +251,13 @@ def _verify(file, sample, seed, tol, as_json, as_csv=False, **_):
     res = sol.verify(sample=sample, seed=seed, tol=tol)
     ok = res.ok and checksum_ok
     if as_json:
-        click.echo(dumps({"rules": sol.rules.to_dict(), "checked": res.checked,
+        click.echo(dumps({"rules": sol.rules.to_dict(), "checked": res.checked, "stage_games": res.stage_games,
                                "max_residual": res.max_residual, "max_exploitability": res.max_exploitability,
                                "checksum_ok": checksum_ok, "ok": ok}))
     else:
         click.echo(f"rules              {sol.rules.describe()}")
         click.echo(f"checked            {res.checked:,} slots" + (f" (sample of {sample} per level)" if sample else ""))
+        click.echo(f"stage games        {res.stage_games:,} (jitted solver, strategies checked against every pure reply)")
         click.echo(f"max residual       {res.max_residual:.3g}")
         click.echo(f"max exploitability {res.max_exploitability:.3g}")
         click.echo(f"checksums          {'OK' if checksum_ok else 'FAILED (the file was altered or damaged)'}")
@@ -279,4 +281,87 @@ def _play(cards, tie, objective, order, solution, seed, hint, match, draw, bid_c
     return play_variant(sol, seed, hint)
 
 
-_HANDLERS = {"solve": _solve, "query": _query, "info": _info, "verify": _verify, "play": _play}
+def _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_prizes, tiebreak, quiet,
+                      check=None):
+    """The variant solution to play: the file given (rules as stored, or checked) or a fresh solve.
+
+    ``check(rules)`` runs before a solve (it may refuse the rules).
+    """
+    from .solution import load, solve as solve_rules
+    if tiebreak not in (None, "share"):
+        raise click.UsageError("evaluate and simulate play single games: drop --tiebreak (a match option)")
+    if solution is not None:
+        rules = None
+        if cards is not None:
+            rules = _rules(cards, tie, objective, order, None, None, bid_cards, open_prizes, tiebreak)
+        sol = load(solution, rules)
+    else:
+        rules = _rules(cards, tie, objective, order, None, None, bid_cards, open_prizes, tiebreak)
+        if check is not None:
+            check(rules)
+        _check_size(rules)
+        if not quiet:
+            click.echo("solving the whole game once...", err=True)
+        sol = solve_rules(rules)
+    if sol.rules.classic:
+        raise click.UsageError(f"{solution} holds the classic game: drop --bid-cards/--open-prizes")
+    return sol
+
+
+def _evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large, as_csv,
+              bid_cards, open_prizes, tiebreak):
+    from .variants.matchup import check_evaluable, check_strategy, evaluate_variant
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    check_strategy(strategy)
+    check_strategy(against)
+    sol = _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_prizes, tiebreak, quiet,
+                            check=check_evaluable)
+    ev = evaluate_variant(strategy, sol, against)
+    if as_json:
+        click.echo(dumps(ev.to_dict()))
+        return
+    rows = ((ev.against, ev.vs_opponent), ("best-reply", ev.vs_best_response))
+    if as_csv:
+        click.echo("strategy,versus,margin,win,draw,loss,value,game_value,exploitability")
+        for who, o in rows:
+            click.echo(f"{ev.strategy},{who},{o.margin:.9g},{o.win:.9g},{o.draw:.9g},{o.loss:.9g},{o.value:.9g},"
+                       f"{ev.game_value:.9g},{ev.exploitability:.9g}")
+        return
+    click.echo(f"rules           {sol.rules.describe()}")
+    for who, o in rows:
+        label = f"vs {who}" if who != "best-reply" else "vs best reply"
+        click.echo(f"{label:<15} margin {o.margin + 0:+.6f}  win {o.win:.6f}  draw {o.draw:.6f}  "
+                   f"loss {o.loss:.6f}  value {o.value + 0:+.6f}")
+    click.echo(f"game value      {ev.game_value + 0:+.6f}")
+    click.echo(f"exploitability  {ev.exploitability + 0:.6f}")
+    click.echo(f"time            {ev.seconds:.2f} s")
+
+
+def _simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet,
+              bid_cards, open_prizes, tiebreak):
+    from .variants.matchup import check_strategy, simulate_variant
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    check_strategy(strat_a)
+    check_strategy(strat_b)
+    sol = _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_prizes, tiebreak, quiet)
+    res = simulate_variant(strat_a, strat_b, sol, games, seed)
+    if as_json:
+        click.echo(dumps(res.to_dict()))
+        return
+    rows = [("margin", res.margin, res.margin_ci), ("win", res.win, res.win_ci),
+            ("draw", res.draw, res.draw_ci), ("loss", res.loss, res.loss_ci)]
+    if as_csv:
+        click.echo("a,b,games,seed," + ",".join(f"{k},{k}_lo,{k}_hi" for k, _, _ in rows))
+        click.echo(f"{res.a},{res.b},{res.games},{res.seed},"
+                   + ",".join(f"{v:.6g},{ci[0]:.6g},{ci[1]:.6g}" for _, v, ci in rows))
+        return
+    click.echo(f"rules   {sol.rules.describe()}")
+    click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
+    for name, v, ci in rows:
+        click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
+
+
+_HANDLERS = {"solve": _solve, "query": _query, "info": _info, "verify": _verify, "play": _play,
+             "evaluate": _evaluate, "simulate": _simulate}

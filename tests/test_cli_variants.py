@@ -26,7 +26,11 @@ def test_two_card_solve_save_query_verify(tmp_path):
     assert set(ans["strategy_a"]) == {"1+2", "1+5", "2+5"} and set(ans["strategy_b"]) == {"2+3", "2+4", "3+4"}
     api = solve(Rules(n=5, bid_cards=2, objective="win")).query([1, 2, 5], [2, 3, 4], 4, [1, 2, 3], -1)
     assert ans["value"] == pytest.approx(api.value, abs=1e-12)
-    text = run("query", "-s", out, "--hand-a", "1,2,5", "--hand-b", "2,3,4", "--pot", 4, "--prizes", "1,2,3")
+    # round 1 turned the 5 and someone took it (carry 0): diff is +-5, so diff 0 cannot occur
+    bad = run("query", "-s", out, "--hand-a", "1,2,5", "--hand-b", "2,3,4", "--pot", 4, "--prizes", "1,2,3")
+    assert bad.exit_code == 2 and "diff 0 is unreachable" in bad.output
+    text = run("query", "-s", out, "--hand-a", "1,2,5", "--hand-b", "2,3,4", "--pot", 4, "--prizes", "1,2,3",
+               "--diff", 5)
     assert "A bids  A+2:" in text.output
     v = run("verify", out, "--sample", 30)
     assert v.exit_code == 0 and "verdict            OK" in v.output, v.output
@@ -83,8 +87,10 @@ def test_play_open_prizes_piped():
       "--pot", 0, "--prizes", 3], "both in the row and in the pile"),
     (["query", "-n", 4, "--open-prizes", 2, "--hand-a", "1,3,4", "--hand-b", "2,3,4", "--row", "2",
       "--pot", 0, "--prizes", 3], "holds 1 prizes"),
-    (["evaluate", "-n", 4, "--strategy", "uniform", "--bid-cards", 2], "does not support"),
-    (["simulate", "-n", 4, "--a", "uniform", "--b", "uniform", "--games", 3, "--open-prizes", 2], "does not support"),
+    (["evaluate", "-n", 4, "--strategy", "match", "--bid-cards", 2], "not played in the variants"),
+    (["evaluate", "-n", 9, "--strategy", "uniform", "--bid-cards", 2], "use gops simulate"),
+    (["simulate", "-n", 4, "--a", "uniform", "--b", "uniform", "--games", 3, "--open-prizes", 2,
+      "--tiebreak", "extra-game"], "drop --tiebreak"),
 ])
 def test_bad_input_one_line_exit_2(args, msg):
     r = run(*args)

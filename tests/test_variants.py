@@ -263,3 +263,56 @@ def test_two_card_bids_with_open_prizes(objective):
     for _ in range(8):
         st = random_state(game, rng)
         assert sol.query(**query_args(rules, st)).value == pytest.approx(game.decision(*st), abs=TOL)
+
+
+@pytest.mark.parametrize("kw", [dict(n=4, bid_cards=2, tie="carry", objective="win"),
+                                dict(n=5, bid_cards=2, tie="discard", objective="points", order="descending"),
+                                dict(n=3, open_prizes=2, tie="discard", objective="win"),
+                                dict(n=4, open_prizes=3, tie="carry", objective="points", order="ascending")],
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_shortcuts_equal_the_plain_induction(kw):
+    """The kernel's shortcuts (one class of each mirror pair, one game per decision state, a
+    repeated game not solved again) give the tables of the plain slot-by-slot HiGHS induction,
+    every slot, empty (unreachable) slots included; and verify's independent jitted recomputation
+    agrees with both."""
+    rules = Rules(**kw)
+    fast = solve(rules)
+    plain = solve(rules, stage_solver="highs")
+    for a, b in zip(fast.tables, plain.tables):
+        np.testing.assert_allclose(a, b, atol=TOL, equal_nan=True)
+    v = fast.verify()
+    assert v.ok and v.checked == sum(t.size for t in fast.tables[:-1]) and v.stage_games > 0
+    assert fast.verify(sample=20, backend="highs").ok
+
+
+def test_mirror_negates_the_value():
+    # exchanging the hands (and the sign of diff) negates the value, at random reachable states
+    rules = Rules(n=6, bid_cards=2, objective="win", tie="discard")
+    sol = solve(rules)
+    game = naive_game(rules)
+    rng = random.Random(11)
+    for _ in range(12):
+        st = random_state(game, rng)
+        args = query_args(rules, st)
+        swapped = dict(args, hand_a=args["hand_b"], hand_b=args["hand_a"], diff=-args["diff"])
+        assert sol.query(**swapped).value == pytest.approx(-sol.query(**args).value, abs=TOL)
+
+
+def test_unreachable_diff_refused():
+    sol = solve(Rules(n=4, bid_cards=2, objective="win"))
+    # round 2: the 4 was turned and taken (carry 0): |diff| <= 4 and diff is even
+    with pytest.raises(ValueError, match="diff 3 is unreachable.*parity of 4"):
+        sol.query([1, 2], [3, 4], pot=3, prizes=[1, 2], diff=3)
+    with pytest.raises(ValueError, match=r"diff -6 is unreachable.*\|diff\| <= 4"):
+        sol.query([1, 2], [3, 4], pot=3, prizes=[1, 2], diff=-6)
+    assert sol.query([1, 2], [3, 4], pot=3, prizes=[1, 2], diff=4).value == pytest.approx(1.0)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("kw", [dict(n=4, bid_cards=2, objective="win"), dict(n=3, open_prizes=2, tie="discard")])
+def test_kernels_as_plain_python(kw):
+    # CI also runs this with NUMBA_DISABLE_JIT=1: the kernels' integer and array semantics hold in Python too
+    rules = Rules(**kw)
+    sol = solve(rules)
+    assert sol.value == pytest.approx(naive_game(rules).start(), abs=TOL)
+    assert sol.verify().ok

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import stat
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -23,14 +24,14 @@ from .. import __version__
 from ..cards import parse_cards
 from ..rules import Rules, _whole
 from ..stage import StageSolveError, solve_matrix_game
-from ..storage import atomic_write
+from ..storage import _ALIGN, _MAX_HEADER, _STEP, atomic_write, crc32
 from ..tolerances import VALUE_TOL
-from .kernel import entry, level_kernel
+from .kernel import entry, level_kernel, verify_kernel
 from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
 
-MAGIC = b"GOPSVAR\x01"
-FORMAT_VERSION = 1
-_ALIGN = 4096
+MAGIC = b"GOPSVAR\x02"
+_OLD_MAGIC = b"GOPSVAR\x01"
+FORMAT_VERSION = 2
 
 
 def pair_text(bid) -> str:
@@ -85,6 +86,7 @@ class VariantVerifyResult:
     max_residual: float
     max_exploitability: float
     worst: dict
+    stage_games: int = 0
 
 
 class VariantSolution:
@@ -101,7 +103,11 @@ class VariantSolution:
     states : int
         Table entries (positions before a fill, by hand class).
     stage_games, seconds
-        Work and wall time of the solve.
+        Work and wall time of the solve (stage games set up: see
+        :meth:`~.space.VariantSpace.stage_games`).
+    solves : int or None
+        Stage games the kernel solved (set-up games less repeats); None for
+        a loaded file.
     """
 
     def __init__(self, rules, space, tables, stage_games=0, seconds=0.0, stage_solver="numba"):
@@ -109,6 +115,7 @@ class VariantSolution:
         self.stage_games, self.seconds, self.stage_solver = int(stage_games), float(seconds), stage_solver
         self.states = int(sum(space.size(t) for t in range(space.R)))
         self.match = None
+        self.solves = None
 
     @property
     def value(self) -> float:
@@ -156,42 +163,80 @@ class VariantSolution:
         t, a, b, q, d = locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row)
         return query_at(self, t, a, b, q, d, stage_solver or self.stage_solver)
 
-    def verify(self, sample=None, seed=0, tol=VALUE_TOL) -> VariantVerifyResult:
-        """Recompute stored values with HiGHS and certify the jitted strategies.
+    def verify(self, sample=None, seed=0, tol=VALUE_TOL, backend="numba") -> VariantVerifyResult:
+        """Recompute stored values from the level below and certify the stage strategies.
 
         Every table slot (or a seeded sample of ``sample`` slots per level) is
-        recomputed from the next level: each stage game is solved by HiGHS,
-        the average over the fill compared with the stored value, and the
-        jitted solver's strategies checked against every pure reply.
+        recomputed from the next level: each stage game is built afresh and
+        solved (no mirror, no reuse of an equal game: a path independent of
+        the solve's shortcuts), the average over the fill compared with the
+        stored value, and the solver's strategies checked against every pure
+        reply. Unreachable slots must be empty (NaN) and reachable ones not.
+
+        Parameters
+        ----------
+        backend : {"numba", "highs"}
+            ``numba``: the jitted solver, in parallel (default). ``highs``:
+            scipy's HiGHS gives the values (slow; an independent check), and
+            the jitted solver's strategies are certified against them.
         """
         sp = self.space
         rng = np.random.default_rng(seed)
         worst = {"residual": 0.0, "exploitability": 0.0, "slot": None}
-        checked = 0
+        checked = games = 0
         for t in range(sp.R):
             shape = sp.shape(t)
             total = shape[0] * shape[1] * shape[2]
-            slots = range(total) if sample is None or sample >= total else rng.choice(total, sample, replace=False)
-            H, P = sp.hand_levels[t], sp.prizes.levels[t]
-            for s in slots:
-                c, rest = divmod(int(s), shape[1] * shape[2])
-                p, di = divmod(rest, shape[2])
-                d = di - sp.lim[t]
-                acc = 0.0
-                for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
-                    M = _matrix(H, P, self.tables[t + 1], sp.lim[t + 1], sp.win, c, int(P.rev_idx[r]), d)
-                    ref = solve_matrix_game(M, backend="highs")
-                    fast = solve_matrix_game(M, backend="numba")
-                    expl = max(ref.value - float((fast.row @ M).min()), float((M @ fast.col).max()) - ref.value)
-                    if expl > worst["exploitability"]:
-                        worst["exploitability"] = expl
-                    acc += P.rev_prob[r] * ref.value
-                res = abs(acc - float(self.tables[t][c, p, di]))
-                if not res <= worst["residual"]:
-                    worst.update(residual=res, slot={"level": t, "class": c, "prizes": sp.prizes.pre[t][p], "diff": d})
-                checked += 1
+            if sample is None or sample >= total:
+                slots = np.arange(total, dtype=np.int64)
+            else:
+                slots = np.sort(rng.choice(total, sample, replace=False)).astype(np.int64)
+            if backend == "highs":
+                resid, expl, g = self._verify_highs(t, slots)
+            else:
+                resid, expl = np.empty(len(slots)), np.empty(len(slots))
+                g = np.empty(len(slots), np.int64)
+                verify_kernel(sp.hand_levels[t], sp.prizes.levels[t], sp.diff_levels[t], sp.const(t),
+                              self.tables[t + 1], self.tables[t], slots, resid, expl, g)
+            games += int(g.sum())
+            checked += len(slots)
+            if len(slots):
+                i = int(np.argmax(resid))
+                if resid[i] > worst["residual"]:
+                    c, rest = divmod(int(slots[i]), shape[1] * shape[2])
+                    p, di = divmod(rest, shape[2])
+                    worst.update(residual=float(resid[i]),
+                                 slot={"level": t, "class": c, "prizes": sp.prizes.pre[t][p], "diff": di - sp.lim[t]})
+                worst["exploitability"] = max(worst["exploitability"], float(expl.max()))
         ok = worst["residual"] <= tol and worst["exploitability"] <= tol
-        return VariantVerifyResult(ok, checked, worst["residual"], worst["exploitability"], worst)
+        return VariantVerifyResult(ok, checked, worst["residual"], worst["exploitability"], worst, games)
+
+    def _verify_highs(self, t, slots):
+        sp = self.space
+        shape = sp.shape(t)
+        H, P = sp.hand_levels[t], sp.prizes.levels[t]
+        resid, expl = np.zeros(len(slots)), np.zeros(len(slots))
+        games = np.zeros(len(slots), np.int64)
+        for k, f in enumerate(slots):
+            c, rest = divmod(int(f), shape[1] * shape[2])
+            p, di = divmod(rest, shape[2])
+            d = di - sp.lim[t]
+
+            def game_value(q, c=c, d=d, k=k):
+                M = _matrix(H, P, self.tables[t + 1], sp.lim[t + 1], sp.win, c, q, d)
+                ref = solve_matrix_game(M, backend="highs")
+                fast = solve_matrix_game(M, backend="numba")
+                e = max(ref.value - float((fast.row @ M).min()), float((M @ fast.col).max()) - ref.value)
+                expl[k] = max(expl[k], e)
+                games[k] += 1
+                return ref.value
+            v = slot_value(sp, t, p, d, self.tables[t + 1], game_value)
+            got = float(self.tables[t][c, p, di])
+            if np.isnan(v) or np.isnan(got):
+                resid[k] = 0.0 if np.isnan(v) and np.isnan(got) else np.inf
+            else:
+                resid[k] = abs(v - got)
+        return resid, expl, games
 
     def save(self, path) -> None:
         """Write the tables to ``path`` atomically, with a CRC-32 per table."""
@@ -251,6 +296,12 @@ def locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row):
     reach = top_sum(range(1, n + 1), t)
     if abs(diff) > reach:
         raise ValueError(f"diff {diff} is unreachable: {t} rounds hand out at most {reach} points, so |diff| <= {reach}")
+    if not sp.needed(t, q, diff):
+        pile_q, row_q, c_q = sp.prizes.post[t][q]
+        taken = rules.total - sum(cards_of(pile_q)) - sum(cards_of(row_q)) - c_q
+        why = (f"|diff| <= {taken}" if abs(diff) > taken else
+               f"diff has the parity of {taken} (under carry every prize handed out was taken)")
+        raise ValueError(f"diff {diff} is unreachable: the prizes handed out so far total {taken}, so {why}")
     return t, tuple(sorted(a)), tuple(sorted(b)), q, diff
 
 
@@ -342,36 +393,71 @@ def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, t
     sp = VariantSpace(rules, term=term, diff_reach=diff_reach)
     tables = [None] * (sp.R + 1)
     tables[sp.R] = terminal(sp)
-    games = 0
+    games = solves = 0
     for t in range(sp.R - 1, -1, -1):
         out_t = np.empty(sp.shape(t))
-        H, P = sp.hand_levels[t], sp.prizes.levels[t]
+        H, P, D, K = sp.hand_levels[t], sp.prizes.levels[t], sp.diff_levels[t], sp.const(t)
         if stage_solver == "highs":
-            _level_highs(H, P, tables[t + 1], sp.lim[t + 1], sp.lim[t], sp.win, out_t)
+            n_solved = _level_highs(sp, t, tables[t + 1], out_t)
         else:
-            fails = level_kernel(H, P, tables[t + 1], sp.lim[t + 1], sp.lim[t], sp.win, out_t)
+            fails, n_solved = level_kernel(H, P, D, K, tables[t + 1], out_t)
             if fails:
                 raise StageSolveError(f"{fails} stage games of level {t} failed; solve with stage_solver='highs'")
         tables[t] = out_t
         games += sp.stage_games(t)
+        solves += int(n_solved)
         if progress is not None:
             progress(t, sp.stage_games(t))
     sol = VariantSolution(rules, sp, tables, games, time.perf_counter() - t0, stage_solver)
+    sol.solves = solves
     if out is not None:
         sol.save(out)
     return sol
 
 
-def _level_highs(H, P, vnext, lim_next, lim, win, out):
+def slot_value(sp, t, p, d, vnext, game_value):
+    """Value of prize state ``p`` (before the fill) of level ``t`` at diff ``d``.
+
+    NaN where ``d`` is unreachable, the end payoff where it is decided, else
+    the average over the fill of ``game_value(M)`` of each stage game ``M``
+    (a callable on the matrix, for a class fixed by the caller's ``vnext``
+    reader). Plain Python: the slow reference for ``highs`` and ``verify``.
+    """
+    D = sp.diff_levels[t]
+    if sp.win:
+        if abs(d) > D.pre_reach[p] or (D.pre_par[p] >= 0 and (d - D.pre_par[p]) % 2):
+            return np.nan
+        if abs(d) >= D.pre_dec[p]:
+            return float(sp.term[-1] if d > 0 else sp.term[0])
+    P = sp.prizes.levels[t]
+    acc = 0.0
+    for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
+        q = int(P.rev_idx[r])
+        if sp.win and abs(d) >= D.post_dec[q]:
+            v = float(sp.term[-1] if d > 0 else sp.term[0])
+        else:
+            v = game_value(q)
+        acc += P.rev_prob[r] * v
+    return acc
+
+
+def _level_highs(sp, t, vnext, out):
+    """Fill level ``t`` solving every stage game with HiGHS (no mirror, no reuse)."""
     C, npre, nd = out.shape
+    H, P = sp.hand_levels[t], sp.prizes.levels[t]
+    lim = sp.lim[t]
+    count = [0]
     for c in range(C):
         for p in range(npre):
             for di in range(nd):
-                acc = 0.0
-                for r in range(P.rev_ptr[p], P.rev_ptr[p + 1]):
-                    M = _matrix(H, P, vnext, lim_next, win, c, int(P.rev_idx[r]), di - lim)
-                    acc += P.rev_prob[r] * solve_matrix_game(M, backend="highs").value
-                out[c, p, di] = acc
+                d = di - lim
+
+                def game_value(q, c=c, d=d):
+                    count[0] += 1
+                    M = _matrix(H, P, vnext, sp.lim[t + 1], sp.win, c, q, d)
+                    return solve_matrix_game(M, backend="highs").value
+                out[c, p, di] = slot_value(sp, t, p, d, vnext, game_value)
+    return count[0]
 
 
 def projected_variant(rules: Rules) -> dict:
@@ -394,26 +480,46 @@ def projected_variant(rules: Rules) -> dict:
 # files
 # ---------------------------------------------------------------------------
 
-def _crc(a) -> int:
-    return zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
+def _header_bytes(header: dict) -> bytes:
+    """MAGIC, length, JSON header and its CRC-32, padded to the table alignment (as classic files)."""
+    blob = json.dumps(header).encode()
+    head = MAGIC + len(blob).to_bytes(8, "little") + blob
+    head += zlib.crc32(head).to_bytes(4, "little")
+    return head + b"\0" * (-len(head) % _ALIGN)
 
 
 def write_variant(path, sol: VariantSolution) -> None:
-    """Write a variant solution atomically, by :func:`~gops_solver.storage.atomic_write`."""
+    """Write a variant solution atomically, checked by reading it back before it replaces ``path``.
+
+    The layout is the classic format's (:mod:`gops_solver.storage`, format 2)
+    under its own magic: header CRC-32, one CRC-32 per table, tables on page
+    boundaries; :func:`~gops_solver.storage.atomic_write` writes it (locked
+    temporary file, fsync, rename, folder synced).
+    """
     path = os.fspath(path)
-    tables = [np.ascontiguousarray(t, dtype=np.float64) for t in sol.tables]
+    tables = [np.asarray(t, dtype=np.float64) for t in sol.tables]
+    crcs = [crc32(t.reshape(-1)) for t in tables]
     header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": sol.rules.to_dict(),
               "stage_games": sol.stage_games, "seconds": sol.seconds, "stage_solver": sol.stage_solver,
-              "tables": [{"shape": list(t.shape), "crc32": _crc(t)} for t in tables]}
-    blob = json.dumps(header).encode()
-    head = MAGIC + len(blob).to_bytes(8, "little") + blob
-    head += b"\0" * (-len(head) % _ALIGN)
-    # the classic files' writer: locked temporary file, umask mode, fsync, rename, folder synced
-    atomic_write(path, [head, *tables])
+              "tables": [{"shape": list(t.shape), "crc32": c} for t, c in zip(tables, crcs)]}
+
+    def parts():
+        yield _header_bytes(header)
+        for t in tables:
+            flat = t.reshape(-1)
+            for i in range(0, len(flat), _STEP):
+                yield np.ascontiguousarray(flat[i:i + _STEP], dtype="<f8")
+
+    def check(tmp):
+        back = load_variant(tmp, check=True, name=path)
+        if back.rules != sol.rules:
+            raise ValueError(f"{path} was not written: the new file did not read back as written")
+
+    atomic_write(path, parts(), check)
 
 
 def is_variant_file(path) -> bool:
-    """True when ``path`` is a regular file that starts like a variant solution file.
+    """True when ``path`` is a regular file that starts like a variant solution file (any format).
 
     Anything else (a FIFO, a device, a folder) is left to the classic loader, which
     refuses it in one line: opening a FIFO here would wait for a writer forever.
@@ -422,50 +528,89 @@ def is_variant_file(path) -> bool:
         if not os.path.isfile(path):
             return False
         with open(path, "rb") as fh:
-            return fh.read(len(MAGIC)) == MAGIC
+            return fh.read(len(MAGIC)) in (MAGIC, _OLD_MAGIC)
     except OSError:
         return False
 
 
-def load_variant(path, rules=None, check=True) -> VariantSolution:
-    """Open a file written by :meth:`VariantSolution.save` (checksums checked)."""
-    path = os.fspath(path)
+def _read_header(fh, name):
+    """``(header, start of the first table)``; ValueError naming ``name`` if damaged."""
+    again = "solve again with gops solve --out"
+    magic = fh.read(len(MAGIC))
+    if magic == _OLD_MAGIC:
+        raise ValueError(f"{name} has variant format 1 (no header checksum); this gops reads format "
+                         f"{FORMAT_VERSION}: {again}")
+    if magic != MAGIC:
+        raise ValueError(f"{name} is not a gops variant solution file: write one with gops solve --out")
+    raw = fh.read(8)
+    size = int.from_bytes(raw, "little")
+    if len(raw) < 8 or size > _MAX_HEADER:
+        raise ValueError(f"{name} is corrupted (header length {size} is impossible): {again}")
+    blob = fh.read(size)
+    stored = fh.read(4)
+    if len(blob) < size or len(stored) < 4:
+        raise ValueError(f"{name} is truncated (in its header): {again}")
+    if zlib.crc32(MAGIC + raw + blob) != int.from_bytes(stored, "little"):
+        raise ValueError(f"{name} is corrupted (header checksum fails): {again}")
     try:
-        with open(path, "rb") as fh:
-            if fh.read(len(MAGIC)) != MAGIC:
-                raise ValueError(f"{path} is not a gops variant solution file: write one with gops solve --out")
-            try:
-                size = int.from_bytes(fh.read(8), "little")
-                if size > 1 << 24:
-                    raise ValueError
-                header = json.loads(fh.read(size).decode())
-                saved = Rules.from_dict(header["rules"])
-                shapes = [tuple(int(x) for x in t["shape"]) for t in header["tables"]]
-                crcs = [int(t["crc32"]) for t in header["tables"]]
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                raise ValueError(f"{path} is corrupted (unreadable header): solve again with gops solve --out") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read solution {path}: {exc.strerror}; give the file written by gops solve --out") from None
+        header = json.loads(blob.decode())
+        saved = Rules.from_dict(header["rules"])
+        shapes = [tuple(int(x) for x in t["shape"]) for t in header["tables"]]
+        crcs = [int(t["crc32"]) for t in header["tables"]]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        # the checksum passed: a writer produced this, a bug rather than damage
+        raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
     if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: solve again")
+        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: "
+                         f"solve again")
+    start = len(MAGIC) + 8 + size + 4
+    pad = -start % _ALIGN
+    padding = fh.read(pad)
+    if len(padding) < pad:
+        raise ValueError(f"{name} is truncated (before its first table): {again}")
+    if padding.count(0) != pad:
+        raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): {again}")
+    return header, saved, shapes, crcs, start + pad
+
+
+def load_variant(path, rules=None, check=True, name=None) -> VariantSolution:
+    """Open a file written by :meth:`VariantSolution.save` (header and table checksums checked).
+
+    Raises
+    ------
+    ValueError
+        One line: missing, not a regular file, truncated, corrupted, or for other rules.
+    """
+    path = os.fspath(path)
+    name = name or path
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValueError(f"cannot read solution {name}: {exc.strerror}; give the file written by gops solve --out") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"cannot read solution {name}: it is not a regular file; give the file written by "
+                             f"gops solve --out")
+        os.set_blocking(fd, True)
+        header, saved, shapes, crcs, start = _read_header(fh, name)
+        actual = os.fstat(fd).st_size
     if rules is not None and saved != rules:
-        raise ValueError(f"{path} holds a solution for {saved.describe()}, not {rules.describe()}: "
+        raise ValueError(f"{name} holds a solution for {saved.describe()}, not {rules.describe()}: "
                          f"use a matching file or solve these rules")
     sp = VariantSpace(saved)
     if len(shapes) != sp.R + 1 or any(s != sp.shape(t) for t, s in enumerate(shapes)):
-        raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
-    start = len(MAGIC) + 8 + size
-    start += -start % _ALIGN
+        raise ValueError(f"{name} is corrupted (its tables do not match its rules): solve again")
     total = start + 8 * sum(int(np.prod(s)) for s in shapes)
-    actual = os.path.getsize(path)
-    if actual != total:
-        raise ValueError(f"{path} is {'truncated' if actual < total else 'corrupted (unexpected length)'}: "
-                         f"solve again with gops solve --out")
+    if actual < total:
+        raise ValueError(f"{name} is truncated ({actual:,} of {total:,} bytes): solve again with gops solve --out")
+    if actual > total:
+        raise ValueError(f"{name} is corrupted (unexpected length): solve again")
     tables, offset = [], start
     for t, (shape, crc) in enumerate(zip(shapes, crcs)):
-        a = np.memmap(path, dtype=np.float64, mode="r", offset=offset, shape=shape)
-        if check and _crc(a) != crc:
-            raise ValueError(f"{path} is corrupted (checksum of level {t} fails): solve again")
+        a = np.memmap(path, dtype="<f8", mode="r", offset=offset, shape=shape)
+        if check and crc32(a.reshape(-1)) != crc:
+            raise ValueError(f"{name} is corrupted (checksum of level {t} fails): solve again")
         tables.append(a)
         offset += 8 * int(np.prod(shape))
     return VariantSolution(saved, sp, tables, header.get("stage_games", 0), header.get("seconds", 0.0),

@@ -52,6 +52,47 @@ class HandLevel(NamedTuple):
     nxt: np.ndarray
 
 
+class DiffLevel(NamedTuple):
+    """Which diffs of one level need a stage game (numba-ready).
+
+    Per prize state before the fill (``pre_*``) and per decision state
+    (``post_*``): ``reach`` is the largest reachable ``|diff|`` (the points
+    handed out so far, capped at the level's ``lim``); ``dec`` the smallest
+    ``|diff|`` that no remaining prize can overturn (the end payoff is then
+    known: no stage game); ``par`` the parity every reachable diff has
+    (under ``carry`` all prizes handed out were taken, so ``diff`` and their
+    total share a parity), or -1 when any parity occurs. ``todo`` lists the
+    hand classes solved (one of each mirror pair when mirroring is exact),
+    ``mir`` the mirror class of each class.
+    """
+
+    pre_reach: np.ndarray
+    pre_dec: np.ndarray
+    pre_par: np.ndarray
+    post_reach: np.ndarray
+    post_dec: np.ndarray
+    post_par: np.ndarray
+    todo: np.ndarray
+    mir: np.ndarray
+
+
+class LevelConst(NamedTuple):
+    """Scalars of one level's induction (numba-ready).
+
+    ``lim`` / ``lim_next``: the diff axes' half widths of this and the next
+    level; ``win``; ``mirror``: exchanging the players negates the value (so
+    one class of each mirror pair is solved); ``lo`` / ``hi``: the end payoff
+    of a decided loss / win.
+    """
+
+    lim: int
+    lim_next: int
+    win: bool
+    mirror: bool
+    lo: float
+    hi: float
+
+
 class PrizeLevel(NamedTuple):
     """Prize transitions of one level (numba-ready).
 
@@ -148,6 +189,8 @@ class HandSpace:
             _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
         self.cls = inverse.reshape(H, H).astype(np.int32)
         self.reps = np.stack([first // H, first % H], axis=1).astype(np.int64)
+        # exchanging the players maps the class of (A, B) to the class of (B, A)
+        self.mir = self.cls[self.reps[:, 1], self.reps[:, 0]].astype(np.int64)
 
     @property
     def classes(self) -> int:
@@ -285,6 +328,48 @@ class VariantSpace:
         self.lim = [min(top_sum(values, t) + diff_reach, rules.total + diff_reach) if self.win else 0
                     for t in range(self.R)] + [self.T]
         self.diff_reach = diff_reach
+        # mirroring is exact when the end payoff is antisymmetric: term(-d) = -term(d)
+        self.mirror = bool(np.array_equal(self.term[::-1], -self.term))
+        # under carry (and from a level start) every prize handed out was taken: diff's parity is known
+        self.parity = self.win and rules.tie == "carry" and diff_reach == 0
+        self.diff_levels = [self._diff_level(t) for t in range(self.R)]
+
+    def _bounds(self, states, t, post):
+        """``(reach, dec, par)`` arrays of a list of prize states of level ``t``."""
+        rules = self.rules
+        total = rules.total
+        left = self.R - t - (1 if post and rules.open_prizes == 1 else 0)
+        reach, dec, par = [], [], []
+        for pile, row, c in states:
+            taken = total - sum(cards_of(pile)) - sum(cards_of(row)) - c
+            reach.append(min(taken + self.diff_reach, self.lim[t]))
+            # the most points the rest of the game hands out (upper bound)
+            dec.append(c + top_sum(cards_of(pile) + cards_of(row), left) + self.T)
+            par.append(taken % 2 if self.parity else -1)
+        i64 = np.int64
+        return np.array(reach, i64), np.array(dec, i64), np.array(par, i64)
+
+    def _diff_level(self, t):
+        hs = self.hands[t]
+        if self.mirror:
+            todo = np.nonzero(hs.mir >= np.arange(hs.classes))[0].astype(np.int64)
+        else:
+            todo = np.arange(hs.classes, dtype=np.int64)
+        pre = self._bounds(self.prizes.pre[t], t, False)
+        post = self._bounds(self.prizes.post[t], t, True)
+        return DiffLevel(*pre, *post, todo, hs.mir)
+
+    def const(self, t: int) -> LevelConst:
+        """Scalars of level ``t``'s induction."""
+        return LevelConst(int(self.lim[t]), int(self.lim[t + 1]), bool(self.win), bool(self.mirror),
+                          float(self.term[0]), float(self.term[-1]))
+
+    def needed(self, t: int, q: int, d: int) -> bool:
+        """True when decision state ``q`` of level ``t`` can be reached at diff ``d``."""
+        D = self.diff_levels[t]
+        if not self.win:
+            return True
+        return abs(d) <= D.post_reach[q] and (D.post_par[q] < 0 or (d - D.post_par[q]) % 2 == 0)
 
     def shape(self, t: int) -> tuple:
         """Table shape of level ``t``: (hand classes, prize states, diff slots)."""
@@ -297,6 +382,24 @@ class VariantSpace:
         return s[0] * s[1] * s[2]
 
     def stage_games(self, t: int) -> int:
-        """Stage games solved at level ``t`` (one per class, reveal and diff slot)."""
-        c, _, d = self.shape(t)
-        return c * len(self.prizes.levels[t].rev_idx) * d
+        """Stage games set up at level ``t``.
+
+        One per solved class (one of each mirror pair; a self-mirror class
+        at positive diffs only), decision state and reachable, undecided diff.
+        Repeats of the previous diff's game are not solved again, so the
+        kernel may solve fewer.
+        """
+        D = self.diff_levels[t]
+        self_m = int(np.sum(D.mir[D.todo] == D.todo)) if self.mirror else 0
+        other = len(D.todo) - self_m
+        if not self.win:
+            return other * len(D.post_reach)
+        full = pos = 0
+        for reach, dec, par in zip(D.post_reach, D.post_dec, D.post_par):
+            d = np.arange(-reach, reach + 1)
+            ok = np.abs(d) < dec
+            if par >= 0:
+                ok &= (d - par) % 2 == 0
+            full += int(ok.sum())
+            pos += int((ok & (d > 0)).sum())
+        return other * full + self_m * (pos if self.mirror else full)
