@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import DEVIATION_TOL, PURE_TOL
+from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, stage_equilibrium
 
 __all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
            "select_equilibrium", "logit_equilibrium", "polish", "pure_payoffs"]
@@ -253,12 +254,26 @@ def _read_profile(game, eq, uniform_profile, active):
     return out
 
 
-def select_equilibrium(U) -> StageEquilibrium:
+_WORK = {}
+
+
+def _kernel_work(m, k):
+    wk = _WORK.get((m, k))
+    if wk is None:
+        wk = _WORK[(m, k)] = make_work(m, k)
+    return wk
+
+
+def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
     """Apply the selection rule of this module to the stage game ``U``.
 
     Parameters
     ----------
     U : numpy.ndarray, shape (m, k, ..., k), float64
+    backend : {"kernel", "gambit"}
+        ``kernel``: steps 1-2 by the jitted kernel of :mod:`.kernel` (its own
+        logit tracer), pygambit only where the kernel cannot certify its
+        endpoint; ``gambit``: steps 1-2 by pygambit alone (the reference).
 
     Returns
     -------
@@ -270,6 +285,22 @@ def select_equilibrium(U) -> StageEquilibrium:
         If the selected profile's deviation gain exceeds ``DEVIATION_TOL``.
     """
     U = np.asarray(U, dtype=np.float64)
+    m, k = U.shape[0], U.shape[1]
+    if backend == "kernel":
+        out = np.empty((m, k))
+        flat = np.ascontiguousarray(U.reshape(m, -1))
+        status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, _kernel_work(m, k), out)
+        if status != KERNEL_FAILED:
+            strategies = [out[i].copy() for i in range(m)]
+            values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
+            return StageEquilibrium(strategies, values, float(gain), "pure" if status == KERNEL_PURE else "logit")
+    elif backend != "gambit":
+        raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
+    return _select_gambit(U)
+
+
+def _select_gambit(U) -> StageEquilibrium:
+    """Steps 1-4 of the selection rule with pygambit's logit tracer (the reference path)."""
     m, k = U.shape[0], U.shape[1]
     pure = pure_equilibria(U)
     if len(pure) == 1:
