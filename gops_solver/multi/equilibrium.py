@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import DEVIATION_TOL, PURE_TOL
-from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, stage_equilibrium
+from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium
 
 __all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
            "select_equilibrium", "logit_equilibrium", "polish", "pure_payoffs"]
@@ -292,7 +292,7 @@ def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
         status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, _kernel_work(m, k), out)
         if status != KERNEL_FAILED:
             strategies = [out[i].copy() for i in range(m)]
-            values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
+            values = profile_values(flat, out, m, k, _kernel_work(m, k))
             return StageEquilibrium(strategies, values, float(gain), "pure" if status == KERNEL_PURE else "logit")
     elif backend != "gambit":
         raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["KERNEL_OK", "KERNEL_PURE", "KERNEL_FAILED", "KernelWork", "make_work", "stage_equilibrium",
-           "payoffs_against", "deviation_gain_k"]
+           "payoffs_against", "deviation_gain_k", "profile_values"]
 
 #: step 1: the unique pure equilibrium
 KERNEL_PURE = 1
@@ -129,6 +129,17 @@ def deviation_gain_k(U, p, m, k, digits, u):
             mean += p[i, a] * u[i, a]
         gain = max(gain, top - mean)
     return gain
+
+
+@njit(cache=True)
+def profile_values(U, p, m, k, wk):
+    """Each player's expected payoff under the profile ``p``, shape (m,)."""
+    payoffs_against(U, p, m, k, wk.digits, wk.u)
+    out = np.zeros(m)
+    for i in range(m):
+        for a in range(k):
+            out[i] += p[i, a] * wk.u[i, a]
+    return out
 
 
 @njit(cache=True)
