@@ -201,6 +201,10 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
     if stage_solver not in ("numba", "highs"):
         raise ValueError(f"unknown stage solver {stage_solver!r}: use numba or highs")
     t0 = time.perf_counter()
-    ind = Induction(rules, stage_solver, equilibrium)
+    if rules.objective == "points" and stage_solver == "numba":
+        from .levels import LevelInduction  # whole games under points: the jitted level solver
+        ind = LevelInduction(rules, stage_solver, equilibrium)
+    else:
+        ind = Induction(rules, stage_solver, equilibrium)
     sec, eq = ind.start()
     return MultiSolution(rules, ind, sec, eq, time.perf_counter() - t0)
