@@ -101,14 +101,14 @@ def solve(players, cards, tie, objective, order, as_json, security_only):
     sol = solve_multi(rules, equilibrium=not security_only)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
-                               "states": sol.states, "methods": sol.methods,
+                               "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,
                                "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds}))
         return
     click.echo(f"rules       {rules.describe()}")
     click.echo(f"security    {_vec(sol.security)}")
     if not security_only:
         click.echo(f"values      {_vec(sol.values)}")
-    click.echo(f"states      {sol.states:,}")
+    click.echo(f"states      {sol.states:,} ({sol.stage_games:,} stage games)")
     m = sol.methods
     if not security_only:
         click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure; "

@@ -189,8 +189,9 @@ def logit_equilibrium(U, maxregret=1e-8) -> list:
                 polished = polish(U, strategies, support_tol)
                 if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
                     return polished
-    raise EquilibriumError(f"pygambit's logit_solve found no equilibrium of a {m}-player {k}-card game "
-                           f"({getattr(res, 'reason', 'no reason given')}); report the game")
+    raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: both logit tracers "
+                           f"stop short of the limit (pygambit: {getattr(res, 'reason', 'no reason given')}) "
+                           f"and it has no pure equilibrium")
 
 
 def polish(U, strategies, support_tol=1e-6, iters=30):

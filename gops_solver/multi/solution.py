@@ -74,6 +74,11 @@ class MultiSolution:
         return len(self.induction.table)
 
     @property
+    def stage_games(self) -> int:
+        """Decision states whose stage games were solved (positions decided under ``win`` need none)."""
+        return self.induction.stage_games
+
+    @property
     def methods(self) -> dict:
         """How many stage equilibria were pure and how many came from the logit selection."""
         return dict(self.induction.methods)
