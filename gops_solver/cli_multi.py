@@ -57,13 +57,27 @@ def _options(f):
     f = click.option("--objective", default="points", type=click.Choice(OBJECTIVES),
                      help="points: own final score; win: 1 to the top scorer, shared ties split 1 [points]")(f)
     f = click.option("--tie", default="carry", type=click.Choice(TIES), help="tie rule [carry]")(f)
-    f = click.option("--cards", "-n", required=True, type=int, metavar="N", help="deck size")(f)
+    f = click.option("--cards", "-n", type=int, metavar="N", help="deck size (required unless --solution)")(f)
     f = click.option("--players", required=True, type=click.IntRange(2, 4), help="players at the table, 3 or 4")(f)
     return f
 
 
 def _rules(players, cards, tie, objective, order) -> Rules:
+    if cards is None:
+        raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 5 (or --solution FILE)")
     return Rules(n=cards, tie=tie, objective=objective, order=order, players=players)
+
+
+def _stored(path, players, cards, tie, objective, order):
+    """The solution in ``path``; rule options given as well must match it."""
+    from .multi.storage import load_multi
+    sol = load_multi(path)
+    if cards is not None and _rules(players, cards, tie, objective, order) != sol.rules:
+        raise ValueError(f"{path} holds a solution for {sol.rules.describe()}: drop the rule options "
+                         f"or give matching ones")
+    if sol.rules.players != players:
+        raise ValueError(f"{path} holds a {sol.rules.players}-player solution: use --players {sol.rules.players}")
+    return sol
 
 
 def _vec(values) -> str:
@@ -93,16 +107,23 @@ def _failures(f):
 @multi.command()
 @_options
 @click.option("--security-only", is_flag=True, help="security values only (no n-player equilibria; much faster)")
+@click.option("--out", "out", default=None, metavar="FILE", help="write the solution to FILE (atomic, checksummed)")
 @_failures
-def solve(players, cards, tie, objective, order, as_json, security_only):
+def solve(players, cards, tie, objective, order, as_json, security_only, out):
     """Solve the game: security values and equilibrium values at the start."""
     from .multi import solve_multi
+    from .storage import check_out_path
     rules = _rules(players, cards, tie, objective, order)
+    if out is not None:
+        check_out_path(out)  # fail before the solve, not after it
     sol = solve_multi(rules, equilibrium=not security_only)
+    if out is not None:
+        sol.save(out)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
                                "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,
-                               "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds}))
+                               "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds,
+                               "out": out}))
         return
     click.echo(f"rules       {rules.describe()}")
     click.echo(f"security    {_vec(sol.security)}")
@@ -114,6 +135,8 @@ def solve(players, cards, tie, objective, order, as_json, security_only):
         click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure; "
                    f"largest deviation gain {sol.max_deviation_gain:.1e}")
     click.echo(f"time        {sol.seconds:.2f} s")
+    if out is not None:
+        click.echo(f"written     {out}")
 
 
 @multi.command()
@@ -122,14 +145,20 @@ def solve(players, cards, tie, objective, order, as_json, security_only):
 @click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
 @click.option("--prizes", default="", help="hidden prizes, e.g. 4,5")
 @click.option("--scores", default=None, help="points won so far, e.g. 0,3,5 [all 0]")
+@click.option("--solution", default=None, metavar="FILE", help="read the values from FILE (gops solve --out)")
 @_failures
-def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores):
+def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores, solution):
     """Security values, equilibrium values and bid distributions at one state."""
     from .multi.solution import subgame_solver
     from .multi.state import parse_hands, validate_multi_state
-    rules = _rules(players, cards, tie, objective, order)
-    state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
-    sol = subgame_solver(rules)  # solves only the sub-game below the state
+    if solution is not None:
+        sol = _stored(solution, players, cards, tie, objective, order)
+        rules = sol.rules
+        state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)
+    else:
+        rules = _rules(players, cards, tie, objective, order)
+        state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
+        sol = subgame_solver(rules)  # solves only the sub-game below the state
     q = sol.query(list(state.hands), state.pot, state.prizes, state.scores)
     if as_json:
         out = q.to_dict()
@@ -167,12 +196,18 @@ def info(players, cards, tie, objective, order, as_json):
 
 @multi.command()
 @_options
+@click.option("--solution", default=None, metavar="FILE", help="check the solution stored in FILE instead of solving")
 @_failures
-def verify(players, cards, tie, objective, order, as_json):
-    """Solve, then recompute every stage: security residuals (HiGHS) and deviation gains."""
+def verify(players, cards, tie, objective, order, as_json, solution):
+    """Solve (or read FILE), then recompute every stage: security residuals (HiGHS) and deviation gains."""
     from .multi import solve_multi
-    rules = _rules(players, cards, tie, objective, order)
-    report = solve_multi(rules).verify()
+    if solution is not None:
+        sol = _stored(solution, players, cards, tie, objective, order)
+        rules = sol.rules
+    else:
+        rules = _rules(players, cards, tie, objective, order)
+        sol = solve_multi(rules)
+    report = sol.verify()
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), **report}))
     else:

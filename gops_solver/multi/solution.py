@@ -88,6 +88,11 @@ class MultiSolution:
         """Largest deviation gain over every stage equilibrium selected while solving."""
         return self.induction.max_gain
 
+    def save(self, path) -> None:
+        """Write this solution to ``path`` (atomic, checksummed; see :mod:`.storage`)."""
+        from .storage import save_multi
+        save_multi(path, self)
+
     def __repr__(self):
         return f"MultiSolution({self.rules.describe()}, states={self.states:,})"
 
