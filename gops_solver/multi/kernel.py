@@ -265,7 +265,7 @@ def _tangent(U, z, prev, m, k, wk, out):
 
 @njit(cache=True)
 def _regret(U, z, m, k, wk):
-    N = m * k
+    """Deviation gain of the profile ``exp(z)`` (left in ``wk.p``)."""
     for i in range(m):
         for a in range(k):
             wk.p[i, a] = np.exp(z[i * k + a])
