@@ -15,14 +15,14 @@ the stage game of the *canonical* state (players in canonical order, see
 2. **Otherwise the logit selection.** The limit, as the precision
    ``lambda`` grows, of the principal branch of the logit quantal response
    equilibrium correspondence (McKelvey & Palfrey 1995, Games Econ. Behav.
-   10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263),
-   computed by pygambit's ``logit_solve``: the branch starts at the uniform
-   profile (``lambda = 0``) and is unique, so the selection is too.
-3. **If the logit tracing fails** (pygambit stops without an equilibrium,
-   as it does where the branch meets a bifurcation, e.g. in games symmetric
-   under swapping two players together with their cards), the first pure
-   equilibrium in lexicographic order of ``(b_0, ..., b_{m-1})`` (lowest
-   cards first, player 0 most significant).
+   10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263): the
+   branch starts at the uniform profile (``lambda = 0``) and is unique, so
+   the selection is too. Traced by the jitted kernel of :mod:`.kernel`; where
+   it stalls or cannot certify its endpoint, by pygambit's ``logit_solve``.
+3. **If both tracers fail** (pygambit stops without an equilibrium where the
+   branch meets a bifurcation), the first pure equilibrium in lexicographic
+   order of ``(b_0, ..., b_{m-1})`` (lowest cards first, player 0 most
+   significant).
 4. Whichever step chose it, the profile is accepted only if no player gains more than
    ``DEVIATION_TOL`` (1e-6) by a pure deviation; otherwise
    :class:`EquilibriumError` is raised, never a silent approximation.
