@@ -219,3 +219,86 @@ def verify(players, cards, tie, objective, order, as_json, solution):
         click.echo(f"verdict             {'ok' if report['ok'] else 'FAILED'}")
     if not report["ok"] or not math.isfinite(report["max_deviation_gain"]):
         raise SystemExit(1)
+
+
+def _solution(players, cards, tie, objective, order, solution):
+    """The stored solution, or a fresh solve of the rules."""
+    from .multi import solve_multi
+    if solution is not None:
+        return _stored(solution, players, cards, tie, objective, order)
+    return solve_multi(_rules(players, cards, tie, objective, order))
+
+
+@multi.command()
+@_options
+@click.option("--seats", default=None, metavar="S1,S2,..",
+              help="one strategy per player: equilibrium, uniform, highest, lowest, match "
+                   "[equilibrium, then uniform]")
+@click.option("--games", default=1000, type=click.IntRange(1), help="games to play [1000]")
+@click.option("--seed", default=0, type=int, help="random seed [0]")
+@click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@_failures
+def simulate(players, cards, tie, objective, order, as_json, seats, games, seed, solution):
+    """Play equilibrium bots and heuristics against each other: mean payoffs with standard errors."""
+    from .multi.simulate import check_seats, simulate_multi
+    seats = check_seats(seats or ",".join(["equilibrium"] + ["uniform"] * (players - 1)), players)
+    sol = _solution(players, cards, tie, objective, order, solution)
+    progress = None
+    if not as_json:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", file=click.get_text_stream("stderr"), leave=False)
+
+        def progress(done):
+            bar.update(done - bar.n)
+    res = simulate_multi(sol, seats, games, seed, progress)
+    if not as_json:
+        bar.close()
+        click.echo(f"rules   {sol.rules.describe()}")
+        click.echo(f"games   {games:,} (seed {seed})")
+        for i, (name, mu, se) in enumerate(zip(res.seats, res.mean, res.stderr)):
+            click.echo(f"P{i + 1}      {name:<12} mean {mu:.4f} ± {se:.4f}")
+        return
+    click.echo(json.dumps({"rules": sol.rules.to_dict(), "seed": seed, **res.to_dict()}))
+
+
+@multi.command()
+@_options
+@click.option("--seed", default=None, type=int, help="random seed of the prize order and the bots [fresh]")
+@click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@_failures
+def play(players, cards, tie, objective, order, as_json, seed, solution):
+    """Play seat 1 against equilibrium bots in the terminal (type a card each round)."""
+    import numpy as np
+
+    from .cards import parse_cards
+    from .multi.simulate import play_game
+    sol = _solution(players, cards, tie, objective, order, solution)
+    rng = np.random.default_rng(seed)
+    log = []
+
+    def choose(state, ans):
+        if not as_json:
+            click.echo(f"prize {state.pot}  hidden {','.join(map(str, state.prizes)) or '-'}  "
+                       f"scores {','.join(map(str, state.scores))}  your hand {','.join(map(str, state.hands[0]))}")
+        while True:
+            text = click.prompt("your bid", prompt_suffix=": ", err=as_json)
+            try:
+                card = parse_cards(text, sol.rules.n, what="bid")
+                if len(card) == 1 and card[0] in state.hands[0]:
+                    return card[0]
+            except ValueError:
+                pass
+            click.echo(f"bid one card of your hand: {','.join(map(str, state.hands[0]))}", err=True)
+
+    def report(state, bids, scores):
+        log.append({"pot": state.pot, "bids": bids, "scores": scores})
+        if not as_json:
+            click.echo(f"bids  {'  '.join(f'P{i + 1} {b}' for i, b in enumerate(bids))}  ->  "
+                       f"scores {','.join(map(str, scores))}")
+
+    seats = ["you"] + ["equilibrium"] * (players - 1)
+    payoffs = play_game(sol, seats, rng, choose=choose, report=report)
+    if as_json:
+        click.echo(json.dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
+    else:
+        click.echo(f"payoffs  {_vec(payoffs)}")

@@ -119,7 +119,10 @@ class MultiSolution:
         ValueError
             If the state cannot occur under the rules (one line).
         """
-        state = validate_multi_state(self.rules, hands, pot, prizes, scores)
+        return self.answer(validate_multi_state(self.rules, hands, pot, prizes, scores))
+
+    def answer(self, state: MultiState) -> MultiQuery:
+        """:meth:`query` for a state already validated (the simulator's and play's bots)."""
         ind = self.induction
         if not ind.with_equilibrium:
             raise ValueError("this solution holds security values only: solve with equilibrium=True to query")
