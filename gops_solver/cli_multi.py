@@ -243,14 +243,11 @@ def simulate(players, cards, tie, objective, order, as_json, seats, games, seed,
     from .multi.simulate import check_seats, simulate_multi
     seats = check_seats(seats or ",".join(["equilibrium"] + ["uniform"] * (players - 1)), players)
     sol = _solution(players, cards, tie, objective, order, solution)
-    progress = None
+    bar = None
     if not as_json:
         from tqdm import tqdm
         bar = tqdm(total=games, unit="game", file=click.get_text_stream("stderr"), leave=False)
-
-        def progress(done):
-            bar.update(done - bar.n)
-    res = simulate_multi(sol, seats, games, seed, progress)
+    res = simulate_multi(sol, seats, games, seed, None if bar is None else (lambda done: bar.update(done - bar.n)))
     if not as_json:
         bar.close()
         click.echo(f"rules   {sol.rules.describe()}")
