@@ -119,3 +119,19 @@ def test_level_solver_tiny_game_by_hand():
 def test_level_solver_rejects_win():
     with pytest.raises(ValueError, match="points"):
         LevelInduction(Rules(3, objective="win", players=3))
+
+
+def test_nearly_pure_fallback():
+    # matching pennies between players 0 and 1 scaled to 1e-7: no pure profile
+    # is an equilibrium to 1e-9 (each leaves someone 2e-7), every one is to
+    # 1e-6, and the first of the equal gains, (0, 0, 0), is taken; scaled to
+    # 1, no pure profile qualifies
+    from gops_solver.multi.equilibrium import _nearly_pure
+    U = np.zeros((3, 2, 2, 2))
+    for a in range(2):
+        for b in range(2):
+            U[0, a, b, :] = 1.0 if a == b else -1.0
+            U[1, a, b, :] = -U[0, a, b, 0]
+    assert pure_equilibria(U * 1e-7) == []
+    assert _nearly_pure(U * 1e-7) == [(0, 0, 0)]
+    assert _nearly_pure(U) == []

@@ -22,7 +22,9 @@ the stage game of the *canonical* state (players in canonical order, see
 3. **If both tracers fail** (pygambit stops without an equilibrium where the
    branch meets a bifurcation), the first pure equilibrium in lexicographic
    order of ``(b_0, ..., b_{m-1})`` (lowest cards first, player 0 most
-   significant).
+   significant); if no pure profile is an equilibrium to ``PURE_TOL``, the
+   pure profile with the smallest deviation gain (the first among equals),
+   provided that gain is at most ``DEVIATION_TOL``.
 4. Whichever step chose it, the profile is accepted only if no player gains more than
    ``DEVIATION_TOL`` (1e-6) by a pure deviation; otherwise
    :class:`EquilibriumError` is raised, never a silent approximation.
@@ -114,6 +116,22 @@ def pure_equilibria(U) -> list:
     for i in range(m):
         ok &= U[i] >= U[i].max(axis=i, keepdims=True) - PURE_TOL
     return [tuple(int(x) for x in np.unravel_index(f, ok.shape)) for f in np.flatnonzero(ok.ravel())]
+
+
+def _nearly_pure(U) -> list:
+    """The pure profile with the smallest deviation gain, if that is at most ``DEVIATION_TOL``.
+
+    Returns a list with that profile (the lexicographically first among
+    equal gains), or an empty list.
+    """
+    m = U.shape[0]
+    gain = np.zeros(U.shape[1:])
+    for i in range(m):
+        gain = np.maximum(gain, U[i].max(axis=i, keepdims=True) - U[i])
+    flat = int(np.argmin(gain.ravel()))  # argmin takes the first of equal minima
+    if gain.ravel()[flat] > DEVIATION_TOL:
+        return []
+    return [tuple(int(x) for x in np.unravel_index(flat, gain.shape))]
 
 
 #: regret targets (relative to the payoff range) tried in turn by the logit tracer
@@ -313,7 +331,11 @@ def _select_gambit(U) -> StageEquilibrium:
             method = "logit"
         except EquilibriumError:
             if not pure:
-                raise
+                # the continuation values carry the 1e-8 regrets of the stages
+                # below, so a pure profile can be an equilibrium to 1e-6 but not 1e-9
+                pure = _nearly_pure(U)
+                if not pure:
+                    raise
             strategies = [np.eye(k)[b] for b in pure[0]]
             method = "first-pure"
     values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
