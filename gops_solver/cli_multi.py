@@ -57,13 +57,27 @@ def _options(f):
     f = click.option("--objective", default="points", type=click.Choice(OBJECTIVES),
                      help="points: own final score; win: 1 to the top scorer, shared ties split 1 [points]")(f)
     f = click.option("--tie", default="carry", type=click.Choice(TIES), help="tie rule [carry]")(f)
-    f = click.option("--cards", "-n", required=True, type=int, metavar="N", help="deck size")(f)
+    f = click.option("--cards", "-n", type=int, metavar="N", help="deck size (required unless --solution)")(f)
     f = click.option("--players", required=True, type=click.IntRange(2, 4), help="players at the table, 3 or 4")(f)
     return f
 
 
 def _rules(players, cards, tie, objective, order) -> Rules:
+    if cards is None:
+        raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 5 (or --solution FILE)")
     return Rules(n=cards, tie=tie, objective=objective, order=order, players=players)
+
+
+def _stored(path, players, cards, tie, objective, order):
+    """The solution in ``path``; rule options given as well must match it."""
+    from .multi.storage import load_multi
+    sol = load_multi(path)
+    if cards is not None and _rules(players, cards, tie, objective, order) != sol.rules:
+        raise ValueError(f"{path} holds a solution for {sol.rules.describe()}: drop the rule options "
+                         f"or give matching ones")
+    if sol.rules.players != players:
+        raise ValueError(f"{path} holds a {sol.rules.players}-player solution: use --players {sol.rules.players}")
+    return sol
 
 
 def _vec(values) -> str:
@@ -93,27 +107,36 @@ def _failures(f):
 @multi.command()
 @_options
 @click.option("--security-only", is_flag=True, help="security values only (no n-player equilibria; much faster)")
+@click.option("--out", "out", default=None, metavar="FILE", help="write the solution to FILE (atomic, checksummed)")
 @_failures
-def solve(players, cards, tie, objective, order, as_json, security_only):
+def solve(players, cards, tie, objective, order, as_json, security_only, out):
     """Solve the game: security values and equilibrium values at the start."""
     from .multi import solve_multi
+    from .storage import check_out_path
     rules = _rules(players, cards, tie, objective, order)
+    if out is not None:
+        check_out_path(out)  # fail before the solve, not after it
     sol = solve_multi(rules, equilibrium=not security_only)
+    if out is not None:
+        sol.save(out)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
-                               "states": sol.states, "methods": sol.methods,
-                               "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds}))
+                               "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,
+                               "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds,
+                               "out": out}))
         return
     click.echo(f"rules       {rules.describe()}")
     click.echo(f"security    {_vec(sol.security)}")
     if not security_only:
         click.echo(f"values      {_vec(sol.values)}")
-    click.echo(f"states      {sol.states:,}")
+    click.echo(f"states      {sol.states:,} ({sol.stage_games:,} stage games)")
     m = sol.methods
     if not security_only:
         click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure; "
                    f"largest deviation gain {sol.max_deviation_gain:.1e}")
     click.echo(f"time        {sol.seconds:.2f} s")
+    if out is not None:
+        click.echo(f"written     {out}")
 
 
 @multi.command()
@@ -122,14 +145,20 @@ def solve(players, cards, tie, objective, order, as_json, security_only):
 @click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
 @click.option("--prizes", default="", help="hidden prizes, e.g. 4,5")
 @click.option("--scores", default=None, help="points won so far, e.g. 0,3,5 [all 0]")
+@click.option("--solution", default=None, metavar="FILE", help="read the values from FILE (gops solve --out)")
 @_failures
-def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores):
+def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores, solution):
     """Security values, equilibrium values and bid distributions at one state."""
     from .multi.solution import subgame_solver
     from .multi.state import parse_hands, validate_multi_state
-    rules = _rules(players, cards, tie, objective, order)
-    state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
-    sol = subgame_solver(rules)  # solves only the sub-game below the state
+    if solution is not None:
+        sol = _stored(solution, players, cards, tie, objective, order)
+        rules = sol.rules
+        state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)
+    else:
+        rules = _rules(players, cards, tie, objective, order)
+        state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
+        sol = subgame_solver(rules)  # solves only the sub-game below the state
     q = sol.query(list(state.hands), state.pot, state.prizes, state.scores)
     if as_json:
         out = q.to_dict()
@@ -167,12 +196,18 @@ def info(players, cards, tie, objective, order, as_json):
 
 @multi.command()
 @_options
+@click.option("--solution", default=None, metavar="FILE", help="check the solution stored in FILE instead of solving")
 @_failures
-def verify(players, cards, tie, objective, order, as_json):
-    """Solve, then recompute every stage: security residuals (HiGHS) and deviation gains."""
+def verify(players, cards, tie, objective, order, as_json, solution):
+    """Solve (or read FILE), then recompute every stage: security residuals (HiGHS) and deviation gains."""
     from .multi import solve_multi
-    rules = _rules(players, cards, tie, objective, order)
-    report = solve_multi(rules).verify()
+    if solution is not None:
+        sol = _stored(solution, players, cards, tie, objective, order)
+        rules = sol.rules
+    else:
+        rules = _rules(players, cards, tie, objective, order)
+        sol = solve_multi(rules)
+    report = sol.verify()
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), **report}))
     else:
@@ -184,3 +219,83 @@ def verify(players, cards, tie, objective, order, as_json):
         click.echo(f"verdict             {'ok' if report['ok'] else 'FAILED'}")
     if not report["ok"] or not math.isfinite(report["max_deviation_gain"]):
         raise SystemExit(1)
+
+
+def _solution(players, cards, tie, objective, order, solution):
+    """The stored solution, or a fresh solve of the rules."""
+    from .multi import solve_multi
+    if solution is not None:
+        return _stored(solution, players, cards, tie, objective, order)
+    return solve_multi(_rules(players, cards, tie, objective, order))
+
+
+@multi.command()
+@_options
+@click.option("--seats", default=None, metavar="S1,S2,..",
+              help="one strategy per player: equilibrium, uniform, highest, lowest, match "
+                   "[equilibrium, then uniform]")
+@click.option("--games", default=1000, type=click.IntRange(1), help="games to play [1000]")
+@click.option("--seed", default=0, type=int, help="random seed [0]")
+@click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@_failures
+def simulate(players, cards, tie, objective, order, as_json, seats, games, seed, solution):
+    """Play equilibrium bots and heuristics against each other: mean payoffs with standard errors."""
+    from .multi.simulate import check_seats, simulate_multi
+    seats = check_seats(seats or ",".join(["equilibrium"] + ["uniform"] * (players - 1)), players)
+    sol = _solution(players, cards, tie, objective, order, solution)
+    bar = None
+    if not as_json:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", file=click.get_text_stream("stderr"), leave=False)
+    res = simulate_multi(sol, seats, games, seed, None if bar is None else (lambda done: bar.update(done - bar.n)))
+    if not as_json:
+        bar.close()
+        click.echo(f"rules   {sol.rules.describe()}")
+        click.echo(f"games   {games:,} (seed {seed})")
+        for i, (name, mu, se) in enumerate(zip(res.seats, res.mean, res.stderr)):
+            click.echo(f"P{i + 1}      {name:<12} mean {mu:.4f} ± {se:.4f}")
+        return
+    click.echo(json.dumps({"rules": sol.rules.to_dict(), "seed": seed, **res.to_dict()}))
+
+
+@multi.command()
+@_options
+@click.option("--seed", default=None, type=int, help="random seed of the prize order and the bots [fresh]")
+@click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@_failures
+def play(players, cards, tie, objective, order, as_json, seed, solution):
+    """Play seat 1 against equilibrium bots in the terminal (type a card each round)."""
+    import numpy as np
+
+    from .cards import parse_cards
+    from .multi.simulate import play_game
+    sol = _solution(players, cards, tie, objective, order, solution)
+    rng = np.random.default_rng(seed)
+    log = []
+
+    def choose(state, ans):
+        if not as_json:
+            click.echo(f"prize {state.pot}  hidden {','.join(map(str, state.prizes)) or '-'}  "
+                       f"scores {','.join(map(str, state.scores))}  your hand {','.join(map(str, state.hands[0]))}")
+        while True:
+            text = click.prompt("your bid", prompt_suffix=": ", err=as_json)
+            try:
+                card = parse_cards(text, sol.rules.n, what="bid")
+                if len(card) == 1 and card[0] in state.hands[0]:
+                    return card[0]
+            except ValueError:
+                pass
+            click.echo(f"bid one card of your hand: {','.join(map(str, state.hands[0]))}", err=True)
+
+    def report(state, bids, scores):
+        log.append({"pot": state.pot, "bids": bids, "scores": scores})
+        if not as_json:
+            click.echo(f"bids  {'  '.join(f'P{i + 1} {b}' for i, b in enumerate(bids))}  ->  "
+                       f"scores {','.join(map(str, scores))}")
+
+    seats = ["you"] + ["equilibrium"] * (players - 1)
+    payoffs = play_game(sol, seats, rng, choose=choose, report=report)
+    if as_json:
+        click.echo(json.dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
+    else:
+        click.echo(f"payoffs  {_vec(payoffs)}")

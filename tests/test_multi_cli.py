@@ -49,7 +49,7 @@ def test_players_outside_2_to_4(capsys, players):
 
 
 def test_command_without_players_support(capsys):
-    assert _run(["simulate", "--players", "3", "--cards", "3"]) == 2
+    assert _run(["evaluate", "--players", "3", "--cards", "3"]) == 2
     assert "no --players option" in capsys.readouterr().err
 
 

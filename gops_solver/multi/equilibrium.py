@@ -15,14 +15,16 @@ the stage game of the *canonical* state (players in canonical order, see
 2. **Otherwise the logit selection.** The limit, as the precision
    ``lambda`` grows, of the principal branch of the logit quantal response
    equilibrium correspondence (McKelvey & Palfrey 1995, Games Econ. Behav.
-   10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263),
-   computed by pygambit's ``logit_solve``: the branch starts at the uniform
-   profile (``lambda = 0``) and is unique, so the selection is too.
-3. **If the logit tracing fails** (pygambit stops without an equilibrium,
-   as it does where the branch meets a bifurcation, e.g. in games symmetric
-   under swapping two players together with their cards), the first pure
-   equilibrium in lexicographic order of ``(b_0, ..., b_{m-1})`` (lowest
-   cards first, player 0 most significant).
+   10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263): the
+   branch starts at the uniform profile (``lambda = 0``) and is unique, so
+   the selection is too. Traced by the jitted kernel of :mod:`.kernel`; where
+   it stalls or cannot certify its endpoint, by pygambit's ``logit_solve``.
+3. **If both tracers fail** (pygambit stops without an equilibrium where the
+   branch meets a bifurcation), the first pure equilibrium in lexicographic
+   order of ``(b_0, ..., b_{m-1})`` (lowest cards first, player 0 most
+   significant); if no pure profile is an equilibrium to ``PURE_TOL``, the
+   pure profile with the smallest deviation gain (the first among equals),
+   provided that gain is at most ``DEVIATION_TOL``.
 4. Whichever step chose it, the profile is accepted only if no player gains more than
    ``DEVIATION_TOL`` (1e-6) by a pure deviation; otherwise
    :class:`EquilibriumError` is raised, never a silent approximation.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import DEVIATION_TOL, PURE_TOL
+from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium
 
 __all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
            "select_equilibrium", "logit_equilibrium", "polish", "pure_payoffs"]
@@ -115,6 +118,22 @@ def pure_equilibria(U) -> list:
     return [tuple(int(x) for x in np.unravel_index(f, ok.shape)) for f in np.flatnonzero(ok.ravel())]
 
 
+def _nearly_pure(U) -> list:
+    """The pure profile with the smallest deviation gain, if that is at most ``DEVIATION_TOL``.
+
+    Returns a list with that profile (the lexicographically first among
+    equal gains), or an empty list.
+    """
+    m = U.shape[0]
+    gain = np.zeros(U.shape[1:])
+    for i in range(m):
+        gain = np.maximum(gain, U[i].max(axis=i, keepdims=True) - U[i])
+    flat = int(np.argmin(gain.ravel()))  # argmin takes the first of equal minima
+    if gain.ravel()[flat] > DEVIATION_TOL:
+        return []
+    return [tuple(int(x) for x in np.unravel_index(flat, gain.shape))]
+
+
 #: regret targets (relative to the payoff range) tried in turn by the logit tracer
 _LOGIT_TARGETS = (1e-8, 1e-7, 1e-6)
 #: probabilities below these count as off the support when polishing, tried in turn
@@ -188,8 +207,9 @@ def logit_equilibrium(U, maxregret=1e-8) -> list:
                 polished = polish(U, strategies, support_tol)
                 if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
                     return polished
-    raise EquilibriumError(f"pygambit's logit_solve found no equilibrium of a {m}-player {k}-card game "
-                           f"({getattr(res, 'reason', 'no reason given')}); report the game")
+    raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: both logit tracers "
+                           f"stop short of the limit (pygambit: {getattr(res, 'reason', 'no reason given')}) "
+                           f"and it has no pure equilibrium")
 
 
 def polish(U, strategies, support_tol=1e-6, iters=30):
@@ -253,12 +273,26 @@ def _read_profile(game, eq, uniform_profile, active):
     return out
 
 
-def select_equilibrium(U) -> StageEquilibrium:
+_WORK = {}
+
+
+def _kernel_work(m, k):
+    wk = _WORK.get((m, k))
+    if wk is None:
+        wk = _WORK[(m, k)] = make_work(m, k)
+    return wk
+
+
+def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
     """Apply the selection rule of this module to the stage game ``U``.
 
     Parameters
     ----------
     U : numpy.ndarray, shape (m, k, ..., k), float64
+    backend : {"kernel", "gambit"}
+        ``kernel``: steps 1-2 by the jitted kernel of :mod:`.kernel` (its own
+        logit tracer), pygambit only where the kernel cannot certify its
+        endpoint; ``gambit``: steps 1-2 by pygambit alone (the reference).
 
     Returns
     -------
@@ -271,6 +305,22 @@ def select_equilibrium(U) -> StageEquilibrium:
     """
     U = np.asarray(U, dtype=np.float64)
     m, k = U.shape[0], U.shape[1]
+    if backend == "kernel":
+        out = np.empty((m, k))
+        flat = np.ascontiguousarray(U.reshape(m, -1))
+        status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, _kernel_work(m, k), out)
+        if status != KERNEL_FAILED:
+            strategies = [out[i].copy() for i in range(m)]
+            values = profile_values(flat, out, m, k, _kernel_work(m, k))
+            return StageEquilibrium(strategies, values, float(gain), "pure" if status == KERNEL_PURE else "logit")
+    elif backend != "gambit":
+        raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
+    return _select_gambit(U)
+
+
+def _select_gambit(U) -> StageEquilibrium:
+    """Steps 1-4 of the selection rule with pygambit's logit tracer (the reference path)."""
+    m, k = U.shape[0], U.shape[1]
     pure = pure_equilibria(U)
     if len(pure) == 1:
         strategies = [np.eye(k)[b] for b in pure[0]]
@@ -281,7 +331,11 @@ def select_equilibrium(U) -> StageEquilibrium:
             method = "logit"
         except EquilibriumError:
             if not pure:
-                raise
+                # the continuation values carry the 1e-8 regrets of the stages
+                # below, so a pure profile can be an equilibrium to 1e-6 but not 1e-9
+                pure = _nearly_pure(U)
+                if not pure:
+                    raise
             strategies = [np.eye(k)[b] for b in pure[0]]
             method = "first-pure"
     values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])

@@ -93,14 +93,16 @@ class Induction:
         self.carry = rules.tie == "carry"
         self.random = rules.random_order
         self.use_highs = stage_solver == "highs"
-        self.table = {}     # canonical decision key -> (security tuple, equilibrium tuple)
-        self._moves = {}    # canonical masks -> per-profile (winner, next masks)
+        self.table = {}     # canonical decision key -> (security array, equilibrium array), canonical order
+        self._moves = {}    # canonical masks -> per-profile transitions, see moves()
         self.methods = {"pure": 0, "logit": 0, "first-pure": 0}
         self.max_gain = 0.0
+        self.stage_games = 0  # decision states whose stage games were solved (decided ones need none)
         k = rules.n
         self._work = np.empty(stage_work_size(k, k ** (self.m - 1)))
         self._x = np.empty(k)
         self._y = np.empty(k ** (self.m - 1))
+        self._zero = (0,) * self.m
 
     # -- keys -------------------------------------------------------------
     def score_keys(self, scores, remaining):
@@ -108,7 +110,7 @@ class Induction:
         deficit to the leader, clipped just below ``-remaining`` (such a player
         can no longer reach the top, so the exact deficit changes nothing)."""
         if self.points:
-            return (0,) * len(scores)
+            return self._zero
         top = max(scores)
         return tuple(max(s - top, -remaining - 1) for s in scores)
 
@@ -129,25 +131,20 @@ class Induction:
         if vals is None:
             vals = self._solve(key)
         sec, eq = np.empty(self.m), np.empty(self.m)
-        for j, i in enumerate(perm):
-            sec[i] = vals[0][j]
-            eq[i] = vals[1][j]
+        sec[list(perm)] = vals[0]
+        eq[list(perm)] = vals[1]
         return sec, eq
 
-    def _chance_value(self, masks, carry, hidden, scores):
-        """Expected values before the next prize is revealed (after a round)."""
-        if self.random:
-            sec, eq = np.zeros(self.m), np.zeros(self.m)
-            for p in hidden:
-                rest = tuple(q for q in hidden if q != p)
-                s, e = self.decision(masks, carry + p, rest, scores)
-                sec += s
-                eq += e
-            return sec / len(hidden), eq / len(hidden)
-        return self.decision(masks, carry + hidden[0], hidden[1:], scores)
+    def _lookup(self, key):
+        vals = self.table.get(key)
+        return self._solve(key) if vals is None else vals
 
     def moves(self, masks):
-        """Per bid profile (C order over card indices): winner (-1 for a tie) and next masks."""
+        """Per bid profile (C order over card indices) of canonical ``masks``:
+        ``(winner, next masks, canonical next masks, inverse)`` where winner is -1
+        for a tie, the next masks are relabelled (player order kept) and, under
+        ``points`` (no score keys), ``inverse[i]`` is player i's canonical position
+        in the next state (None under ``win``: the order depends on the scores)."""
         out = self._moves.get(masks)
         if out is None:
             cards = [_bits(x) for x in masks]
@@ -156,36 +153,81 @@ class Induction:
                 top = max(prof)
                 winners = [i for i, b in enumerate(prof) if b == top]
                 nxt = tuple(x & ~(1 << b) for x, b in zip(masks, prof))
-                out.append((winners[0] if len(winners) == 1 else -1, nxt))
+                cm = inverse = None
+                if any(nxt):  # the last round leads to no decision state
+                    nxt = _relabel_masks(nxt)
+                if self.points and any(nxt):
+                    perm = canonical(nxt, self._zero)
+                    cm = tuple(nxt[i] for i in perm)
+                    inverse = np.argsort(perm)
+                out.append((winners[0] if len(winners) == 1 else -1, nxt, cm, inverse))
             self._moves[masks] = out
         return out
+
+    def _decided(self, skeys, remaining):
+        """Under ``win``: the payoffs when one leader can no longer be caught, else None."""
+        if self.points:
+            return None
+        top = [i for i, s in enumerate(skeys) if s == 0]
+        if len(top) == 1 and all(s < -remaining for i, s in enumerate(skeys) if i != top[0]):
+            out = np.zeros(self.m)
+            out[top[0]] = 1.0
+            return out
+        return None
 
     def stage(self, key) -> StageGame:
         """Build both stage games of a canonical state from its successors' values."""
         masks, pot, hidden, skeys = key
         m = self.m
         k = bin(masks[0]).count("1")
-        sec = np.empty((m, k ** m))
-        eq = np.empty((m, k ** m))
-        last = k == 1
-        for t, (winner, nxt) in enumerate(self.moves(masks)):
-            scores = list(skeys)
-            if winner >= 0:
-                scores[winner] += pot
-            carry = pot if (winner < 0 and self.carry) else 0
-            if last:
-                s = e = self._final(scores)
-            else:
-                s, e = self._chance_value(nxt, carry, hidden, tuple(scores))
-                if self.points and winner >= 0:
-                    s = s.copy()
-                    e = e.copy()
-                    s[winner] += pot
-                    e[winner] += pot
-            sec[:, t] = s
-            eq[:, t] = e
+        moves = self.moves(masks)
+        T = len(moves)
+        sec = np.empty((T, m))
+        eq = np.empty((T, m))
+        if k == 1:
+            for t, (winner, _, _, _) in enumerate(moves):
+                scores = list(skeys)
+                if winner >= 0:
+                    scores[winner] += pot
+                sec[t] = eq[t] = self._final(scores)
+        else:
+            chance = [(p, tuple(q for q in hidden if q != p)) for p in hidden] if self.random \
+                else [(hidden[0], hidden[1:])]
+            for t, (winner, nxt, cm, inverse) in enumerate(moves):
+                carry = pot if (winner < 0 and self.carry) else 0
+                if self.points:
+                    s = np.zeros(m)
+                    e = np.zeros(m)
+                    for p, rest in chance:
+                        vs, ve = self._lookup((cm, carry + p, rest, self._zero))
+                        s += vs
+                        e += ve
+                    s = s[inverse]
+                    e = e[inverse]
+                    if winner >= 0:
+                        s[winner] += pot * len(chance)
+                        e[winner] += pot * len(chance)
+                else:
+                    scores = list(skeys)
+                    if winner >= 0:
+                        scores[winner] += pot
+                    nkeys = self.score_keys(scores, carry + sum(hidden))
+                    perm = canonical(nxt, nkeys)
+                    ncm = tuple(nxt[i] for i in perm)
+                    ncs = tuple(nkeys[i] for i in perm)
+                    s = np.zeros(m)
+                    e = np.zeros(m)
+                    for p, rest in chance:
+                        vs, ve = self._lookup((ncm, carry + p, rest, ncs))
+                        s += vs
+                        e += ve
+                    inverse = np.argsort(perm)
+                    s = s[inverse]
+                    e = e[inverse]
+                sec[t] = s / len(chance)
+                eq[t] = e / len(chance)
         shape = (m,) + (k,) * m
-        return StageGame(sec.reshape(shape), eq.reshape(shape))
+        return StageGame(np.ascontiguousarray(sec.T).reshape(shape), np.ascontiguousarray(eq.T).reshape(shape))
 
     def _final(self, scores):
         if self.points:  # scores here are this round's gains only (keys are 0 under points)
@@ -206,15 +248,22 @@ class Induction:
         return float(value)
 
     def _solve(self, key):
+        masks, pot, hidden, skeys = key
+        decided = self._decided(skeys, pot + sum(hidden))
+        if decided is not None:  # no stage game: the leader takes 1 whatever is bid
+            vals = (decided, decided.copy())
+            self.table[key] = vals
+            return vals
         game = self.stage(key)
-        sec = tuple(self.security_value(game.security[i], i) for i in range(self.m))
+        self.stage_games += 1
+        sec = np.array([self.security_value(game.security[i], i) for i in range(self.m)])
         if self.with_equilibrium:
             found = select_equilibrium(game.equilibrium)
             self.methods[found.method] += 1
             self.max_gain = max(self.max_gain, found.gain)
-            eq = tuple(float(v) for v in found.values)
+            eq = np.asarray(found.values, dtype=float)
         else:
-            eq = (float("nan"),) * self.m
+            eq = np.full(self.m, np.nan)
         vals = (sec, eq)
         self.table[key] = vals
         return vals
@@ -224,6 +273,12 @@ class Induction:
         n, m = self.rules.n, self.m
         full = (1 << n) - 1
         if self.random:
-            return self._chance_value((full,) * m, 0, tuple(range(1, n + 1)), (0,) * m)
+            sec, eq = np.zeros(m), np.zeros(m)
+            hidden = tuple(range(1, n + 1))
+            for p in hidden:
+                s, e = self.decision((full,) * m, p, tuple(q for q in hidden if q != p), (0,) * m)
+                sec += s
+                eq += e
+            return sec / n, eq / n
         seq = self.rules.sequence
         return self.decision((full,) * m, seq[0], tuple(seq[1:]), (0,) * m)

@@ -74,6 +74,11 @@ class MultiSolution:
         return len(self.induction.table)
 
     @property
+    def stage_games(self) -> int:
+        """Decision states whose stage games were solved (positions decided under ``win`` need none)."""
+        return self.induction.stage_games
+
+    @property
     def methods(self) -> dict:
         """How many stage equilibria were pure and how many came from the logit selection."""
         return dict(self.induction.methods)
@@ -82,6 +87,11 @@ class MultiSolution:
     def max_deviation_gain(self) -> float:
         """Largest deviation gain over every stage equilibrium selected while solving."""
         return self.induction.max_gain
+
+    def save(self, path) -> None:
+        """Write this solution to ``path`` (atomic, checksummed; see :mod:`.storage`)."""
+        from .storage import save_multi
+        save_multi(path, self)
 
     def __repr__(self):
         return f"MultiSolution({self.rules.describe()}, states={self.states:,})"
@@ -109,7 +119,10 @@ class MultiSolution:
         ValueError
             If the state cannot occur under the rules (one line).
         """
-        state = validate_multi_state(self.rules, hands, pot, prizes, scores)
+        return self.answer(validate_multi_state(self.rules, hands, pot, prizes, scores))
+
+    def answer(self, state: MultiState) -> MultiQuery:
+        """:meth:`query` for a state already validated (the simulator's and play's bots)."""
         ind = self.induction
         if not ind.with_equilibrium:
             raise ValueError("this solution holds security values only: solve with equilibrium=True to query")
@@ -201,6 +214,10 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
     if stage_solver not in ("numba", "highs"):
         raise ValueError(f"unknown stage solver {stage_solver!r}: use numba or highs")
     t0 = time.perf_counter()
-    ind = Induction(rules, stage_solver, equilibrium)
+    if rules.objective == "points" and stage_solver == "numba":
+        from .levels import LevelInduction  # whole games under points: the jitted level solver
+        ind = LevelInduction(rules, stage_solver, equilibrium)
+    else:
+        ind = Induction(rules, stage_solver, equilibrium)
     sec, eq = ind.start()
     return MultiSolution(rules, ind, sec, eq, time.perf_counter() - t0)

@@ -1,0 +1,519 @@
+"""Jitted stage-equilibrium kernel of the n-player games (the fast path of :mod:`.equilibrium`).
+
+One call takes a stage game and applies steps 1 and 2 of the selection rule
+(see :mod:`.equilibrium`): a unique pure equilibrium, else the limit of the
+principal branch of the logit quantal response equilibria (McKelvey &
+Palfrey 1995), traced here by pseudo-arclength continuation (predictor along
+the tangent, Newton corrector on the hyperplane normal to it; Allgower &
+Georg, *Introduction to Numerical Continuation Methods*, SIAM 2003, ch. 2),
+the method gambit's ``logit_solve`` uses (Turocy 2005). The endpoint is
+polished by Newton's method on the equal-payoff conditions of its support.
+The kernel never raises: it returns a status code, and the caller falls back
+to pygambit where it is not ``KERNEL_OK``.
+
+Layout: ``U`` has shape ``(m, K)`` with ``K = k ** m``; profile ``t``
+encodes the card indices in C order, ``b_j = (t // k ** (m - 1 - j)) % k``.
+Strategies are rows of a ``(m, k)`` array. The branch is traced in
+``z = (x, lambda)`` with ``x = log p`` (one block of ``k`` per player); the
+logit equations are, per player ``i``,
+``x_i(a) - x_i(0) - lambda (u_i(a) - u_i(0)) = 0`` for ``a >= 1`` and
+``sum_a exp(x_i(a)) = 1``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+__all__ = ["KERNEL_OK", "KERNEL_PURE", "KERNEL_FAILED", "KernelWork", "make_work", "stage_equilibrium",
+           "payoffs_against", "deviation_gain_k", "profile_values"]
+
+#: step 1: the unique pure equilibrium
+KERNEL_PURE = 1
+#: step 2: the traced logit limit, certified
+KERNEL_OK = 2
+#: the tracer stopped (turned back, stalled, singular) or could not certify: use pygambit
+KERNEL_FAILED = 0
+
+#: the tracer stops when the largest regret is below this fraction of the payoff range
+#: (pygambit's default stopping rule, so both stop at the same point of the branch)
+_REGRET_TARGET = 1e-8
+#: corrector: Newton iterations per step and residual accepted
+_NEWTON_ITERS = 8
+_NEWTON_TOL = 1e-8
+#: smallest and largest arclength step, and the most steps of one trace
+_H_MIN = 1e-9
+_H_MAX = 1e12
+_MAX_STEPS = 4000
+#: successive tangents must turn by less than this (cosine): a larger turn is a jump between branches
+_MIN_COS = 0.95
+#: a trace that stalls within this factor of the regret target still counts as reaching it
+_STALL_FACTOR = 100.0
+
+
+class KernelWork(NamedTuple):
+    """Scratch space of one stage game (allocated once per game size, modified in place).
+
+    Attributes
+    ----------
+    strides : int64 (m,)
+        ``k ** (m - 1 - j)``.
+    p, u : float64 (m, k)
+        Mixed profile and each card's expected payoff against it.
+    w : float64 (m, m, k, k)
+        ``w[i, j, a, c]``: player i's payoff from card a when j bids c (others mixed).
+    z, zp, tan, tnew, dz : float64 (N + 1,)
+        Point on the branch, predictor, tangent, new tangent, Newton step.
+    F : float64 (N + 1,)
+        Residual.
+    A : float64 (N + 1, N + 1)
+        Augmented Jacobian (factorised in place).
+    digits : int64 (k ** m, m)
+        ``digits[t, j]``: player j's card index in profile t.
+    pv : float64 (m,)
+        Scratch: the profile's probabilities.
+    """
+
+    strides: np.ndarray
+    digits: np.ndarray
+    pv: np.ndarray
+    p: np.ndarray
+    u: np.ndarray
+    w: np.ndarray
+    z: np.ndarray
+    zp: np.ndarray
+    tan: np.ndarray
+    tnew: np.ndarray
+    dz: np.ndarray
+    F: np.ndarray
+    A: np.ndarray
+
+
+def make_work(m: int, k: int) -> KernelWork:
+    """Scratch space for ``m``-player games with ``k`` cards each."""
+    N = m * k
+    strides = np.array([k ** (m - 1 - j) for j in range(m)], dtype=np.int64)
+    digits = (np.arange(k ** m, dtype=np.int64)[:, None] // strides[None, :]) % k
+    return KernelWork(strides, np.ascontiguousarray(digits), np.empty(m),
+                      np.empty((m, k)), np.empty((m, k)), np.empty((m, m, k, k)),
+                      np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1),
+                      np.empty(N + 1), np.empty((N + 1, N + 1)))
+
+
+@njit(cache=True)
+def payoffs_against(U, p, m, k, digits, u):
+    """``u[i, a]``: player i's expected payoff from card a against the others' mixes ``p``."""
+    u[:, :] = 0.0
+    for t in range(U.shape[1]):
+        for i in range(m):
+            prod = 1.0
+            for j in range(m):
+                if j != i:
+                    prod *= p[j, digits[t, j]]
+            if prod != 0.0:
+                u[i, digits[t, i]] += U[i, t] * prod
+
+
+@njit(cache=True)
+def deviation_gain_k(U, p, m, k, digits, u):
+    """Largest gain of a pure deviation from ``p`` (fills ``u``)."""
+    payoffs_against(U, p, m, k, digits, u)
+    gain = 0.0
+    for i in range(m):
+        top = u[i, 0]
+        mean = 0.0
+        for a in range(k):
+            top = max(top, u[i, a])
+            mean += p[i, a] * u[i, a]
+        gain = max(gain, top - mean)
+    return gain
+
+
+@njit(cache=True)
+def profile_values(U, p, m, k, wk):
+    """Each player's expected payoff under the profile ``p``, shape (m,)."""
+    payoffs_against(U, p, m, k, wk.digits, wk.u)
+    out = np.zeros(m)
+    for i in range(m):
+        for a in range(k):
+            out[i] += p[i, a] * wk.u[i, a]
+    return out
+
+
+@njit(cache=True)
+def _pair_payoffs(U, p, m, k, digits, w):
+    """``w[i, j, a, c]`` for i != j: i's payoff with own card a and j's card c, the rest mixed."""
+    w[:, :, :, :] = 0.0
+    for t in range(U.shape[1]):
+        for i in range(m):
+            a = digits[t, i]
+            x = U[i, t]
+            if x == 0.0:
+                continue
+            for j in range(m):
+                if j == i:
+                    continue
+                prod = x
+                for l in range(m):
+                    if l != i and l != j:
+                        prod *= p[l, digits[t, l]]
+                w[i, j, a, digits[t, j]] += prod
+
+
+@njit(cache=True)
+def _solve(A, b, n):
+    """Solve ``A x = b`` (first n rows/cols) in place by Gaussian elimination with partial pivoting.
+
+    ``b`` is overwritten with ``x``; ``A`` is destroyed. Returns False when
+    a pivot is (numerically) zero.
+    """
+    scale = 0.0
+    for r in range(n):
+        for c in range(n):
+            scale = max(scale, abs(A[r, c]))
+    if scale == 0.0:
+        return False
+    for c in range(n):
+        piv = c
+        big = abs(A[c, c])
+        for r in range(c + 1, n):
+            if abs(A[r, c]) > big:
+                big = abs(A[r, c])
+                piv = r
+        if big <= 1e-14 * scale:
+            return False
+        if piv != c:
+            for q in range(n):
+                A[c, q], A[piv, q] = A[piv, q], A[c, q]
+            b[c], b[piv] = b[piv], b[c]
+        inv = 1.0 / A[c, c]
+        for r in range(c + 1, n):
+            f = A[r, c] * inv
+            if f != 0.0:
+                for q in range(c, n):
+                    A[r, q] -= f * A[c, q]
+                b[r] -= f * b[c]
+    for c in range(n - 1, -1, -1):
+        s = b[c]
+        for q in range(c + 1, n):
+            s -= A[c, q] * b[q]
+        b[c] = s / A[c, c]
+    return True
+
+
+@njit(cache=True)
+def _residual_jacobian(U, z, m, k, wk, with_jacobian):
+    """Logit equations at ``z`` into ``wk.F[:N]``; their Jacobian into ``wk.A[:N, :N+1]``."""
+    N = m * k
+    lam = z[N]
+    p, u = wk.p, wk.u
+    for i in range(m):
+        for a in range(k):
+            p[i, a] = np.exp(z[i * k + a])
+    payoffs_against(U, p, m, k, wk.digits, u)
+    for i in range(m):
+        s = 0.0
+        for a in range(k):
+            s += p[i, a]
+        wk.F[i * k] = s - 1.0
+        for a in range(1, k):
+            wk.F[i * k + a] = z[i * k + a] - z[i * k] - lam * (u[i, a] - u[i, 0])
+    if not with_jacobian:
+        return
+    _pair_payoffs(U, p, m, k, wk.digits, wk.w)
+    A = wk.A
+    for r in range(N):
+        for c in range(N + 1):
+            A[r, c] = 0.0
+    for i in range(m):
+        r0 = i * k
+        for c in range(k):
+            A[r0, r0 + c] = p[i, c]
+        for a in range(1, k):
+            r = r0 + a
+            A[r, r0 + a] += 1.0
+            A[r, r0] -= 1.0
+            A[r, N] = -(u[i, a] - u[i, 0])
+            for j in range(m):
+                if j == i:
+                    continue
+                for c in range(k):
+                    A[r, j * k + c] = -lam * (wk.w[i, j, a, c] - wk.w[i, j, 0, c]) * p[j, c]
+
+
+@njit(cache=True)
+def _tangent(U, z, prev, m, k, wk, out):
+    """Unit tangent of the branch at ``z``, oriented along ``prev`` (False if singular)."""
+    N = m * k
+    _residual_jacobian(U, z, m, k, wk, True)
+    for c in range(N + 1):
+        wk.A[N, c] = prev[c]
+        out[c] = 0.0
+    out[N] = 1.0
+    if not _solve(wk.A, out, N + 1):
+        return False
+    norm = 0.0
+    for c in range(N + 1):
+        norm += out[c] * out[c]
+    norm = np.sqrt(norm)
+    for c in range(N + 1):
+        out[c] /= norm
+    return True
+
+
+@njit(cache=True)
+def _regret(U, z, m, k, wk):
+    """Deviation gain of the profile ``exp(z)`` (left in ``wk.p``)."""
+    for i in range(m):
+        for a in range(k):
+            wk.p[i, a] = np.exp(z[i * k + a])
+    return deviation_gain_k(U, wk.p, m, k, wk.digits, wk.u)
+
+
+@njit(cache=True)
+def _normalise(p, m, k):
+    for i in range(m):
+        s = 0.0
+        for a in range(k):
+            s += p[i, a]
+        for a in range(k):
+            p[i, a] /= s
+
+
+@njit(cache=True)
+def trace_logit(U, m, k, wk):
+    """Trace the principal logit branch from the uniform profile until the regret target.
+
+    Returns the number of steps (>= 0) with the endpoint's profile in
+    ``wk.p`` (normalised), or a negative code if the trace fails: -1 steps
+    too small, -2 too many steps, -3 lambda turned negative, -4 singular
+    at the start.
+    """
+    N = m * k
+    lo = U[0, 0]
+    hi = U[0, 0]
+    for i in range(m):
+        for t in range(U.shape[1]):
+            lo = min(lo, U[i, t])
+            hi = max(hi, U[i, t])
+    target = _REGRET_TARGET * (hi - lo)
+    z, zp, tan, tnew, dz = wk.z, wk.zp, wk.tan, wk.tnew, wk.dz
+    for c in range(N):
+        z[c] = -np.log(k)
+        tan[c] = 0.0
+    z[N] = 0.0
+    tan[N] = 1.0
+    if _regret(U, z, m, k, wk) <= target:
+        return 0
+    if not _tangent(U, z, tan, m, k, wk, tnew):
+        return -4
+    for c in range(N + 1):
+        tan[c] = tnew[c]
+    h = 0.1
+    for step_no in range(_MAX_STEPS):
+        if h < _H_MIN:
+            # at lambda ~ 1e6 rounding can stall the corrector just short of the
+            # target; an endpoint within _STALL_FACTOR of it goes on to the polish
+            if _regret(U, z, m, k, wk) <= _STALL_FACTOR * target:
+                _normalise(wk.p, m, k)
+                return step_no
+            return -1
+        for c in range(N + 1):
+            zp[c] = z[c] + h * tan[c]
+            dz[c] = zp[c]
+        ok = False
+        iters = 0  # Newton steps taken
+        for it in range(_NEWTON_ITERS + 1):
+            _residual_jacobian(U, dz, m, k, wk, True)
+            res = 0.0
+            for r in range(N):
+                res = max(res, abs(wk.F[r]))
+            proj = 0.0
+            for c in range(N + 1):
+                wk.A[N, c] = tan[c]
+                proj += tan[c] * (dz[c] - zp[c])
+            wk.F[N] = proj
+            if res <= _NEWTON_TOL * max(1.0, abs(dz[N])) and it > 0:
+                ok = True
+                break
+            if it == _NEWTON_ITERS:
+                break
+            for c in range(N + 1):
+                wk.F[c] = -wk.F[c]
+            if not _solve(wk.A, wk.F, N + 1):
+                break
+            iters += 1
+            step = 0.0
+            for c in range(N + 1):
+                dz[c] += wk.F[c]
+                step = max(step, abs(wk.F[c]))
+            if not np.isfinite(step) or step > h:
+                break
+        if ok and _tangent(U, dz, tan, m, k, wk, tnew):
+            cos = 0.0
+            for c in range(N + 1):
+                cos += tnew[c] * tan[c]
+            ok = cos >= _MIN_COS
+        else:
+            ok = False
+        if not ok:
+            h *= 0.5
+            continue
+        for c in range(N + 1):
+            z[c] = dz[c]
+            tan[c] = tnew[c]
+        if z[N] < 0.0:
+            return -3
+        if _regret(U, z, m, k, wk) <= target:
+            _normalise(wk.p, m, k)
+            return step_no + 1
+        if iters <= 2:
+            h = min(2.0 * h, _H_MAX)
+    return -2
+
+
+@njit(cache=True)
+def polish_support(U, p, m, k, support_tol, wk, out):
+    """Newton's method on the equal-payoff conditions of ``p``'s support.
+
+    Unknowns: the probabilities on the support (``p[i, a] > support_tol``);
+    equations: every support card of a player earns the same, and each
+    mix sums to 1. Writes the refined profile into ``out``; False if Newton
+    fails or a probability leaves [0, 1].
+    """
+    idx = np.empty((m, k), dtype=np.int64)  # unknown number of (i, a), or -1 off the support
+    n = 0
+    for i in range(m):
+        for a in range(k):
+            out[i, a] = 0.0
+            if p[i, a] > support_tol:
+                idx[i, a] = n
+                out[i, a] = p[i, a]
+                n += 1
+            else:
+                idx[i, a] = -1
+    A = np.empty((n, n))
+    b = np.empty(n)
+    for _ in range(30):
+        payoffs_against(U, out, m, k, wk.digits, wk.u)
+        _pair_payoffs(U, out, m, k, wk.digits, wk.w)
+        A[:, :] = 0.0
+        res = 0.0
+        r = 0
+        for i in range(m):
+            first = -1
+            for a in range(k):
+                if idx[i, a] < 0:
+                    continue
+                if first < 0:
+                    first = a
+                    s = 0.0  # the mix sums to 1
+                    for c in range(k):
+                        if idx[i, c] >= 0:
+                            s += out[i, c]
+                            A[r, idx[i, c]] = 1.0
+                    b[r] = -(s - 1.0)
+                else:  # card a earns what the first support card earns
+                    b[r] = -(wk.u[i, a] - wk.u[i, first])
+                    for j in range(m):
+                        if j == i:
+                            continue
+                        for c in range(k):
+                            if idx[j, c] >= 0:
+                                A[r, idx[j, c]] = wk.w[i, j, a, c] - wk.w[i, j, first, c]
+                res = max(res, abs(b[r]))
+                r += 1
+        if res <= 1e-14:
+            break
+        if not _solve(A, b, n):
+            return False
+        for i in range(m):
+            for a in range(k):
+                if idx[i, a] >= 0:
+                    out[i, a] += b[idx[i, a]]
+    for i in range(m):
+        s = 0.0
+        for a in range(k):
+            if not (out[i, a] >= -1e-12):  # also catches NaN
+                return False
+            out[i, a] = max(out[i, a], 0.0)
+            s += out[i, a]
+        for a in range(k):
+            out[i, a] /= s
+    return True
+
+
+@njit(cache=True)
+def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
+    """Steps 1-2 of the selection rule on one stage game.
+
+    Parameters
+    ----------
+    U : float64 (m, k ** m)
+    m, k : int
+    pure_tol, dev_tol : float
+        ``PURE_TOL`` and ``DEVIATION_TOL`` of :mod:`.constants`.
+    wk : KernelWork
+    out : float64 (m, k)
+        The selected profile (modified in place).
+
+    Returns
+    -------
+    status : int
+        ``KERNEL_PURE``, ``KERNEL_OK`` or ``KERNEL_FAILED``.
+    pure_count : int
+        Number of pure equilibria.
+    first_pure : int
+        The lexicographically first pure equilibrium's profile index, or -1.
+    gain : float
+        Deviation gain of ``out`` (meaningful unless failed).
+    """
+    K = U.shape[1]
+    strides = wk.strides
+    digits = wk.digits
+    count = 0
+    first = -1
+    for t in range(K):
+        ok = True
+        for i in range(m):
+            s = strides[i]
+            base = t - ((t // s) % k) * s
+            top = U[i, base]
+            for a in range(1, k):
+                top = max(top, U[i, base + a * s])
+            if U[i, t] < top - pure_tol:
+                ok = False
+                break
+        if ok:
+            count += 1
+            if first < 0:
+                first = t
+    if count == 1:
+        out[:, :] = 0.0
+        for i in range(m):
+            out[i, (first // strides[i]) % k] = 1.0
+        return KERNEL_PURE, count, first, deviation_gain_k(U, out, m, k, digits, wk.u)
+    if trace_logit(U, m, k, wk) < 0:
+        return KERNEL_FAILED, count, first, np.inf
+    traced = wk.p.copy()
+    gain = deviation_gain_k(U, traced, m, k, digits, wk.u)
+    for i in range(m):
+        for a in range(k):
+            out[i, a] = traced[i, a]
+    # Newton on the endpoint's support gives the limit itself (the tracer stops
+    # at regret 1e-8 of the range); kept only where it improves the gain
+    polished = np.empty((m, k))
+    for support_tol in (1e-6, 1e-4):
+        if polish_support(U, traced, m, k, support_tol, wk, polished):
+            g = deviation_gain_k(U, polished, m, k, digits, wk.u)
+            if g < gain:
+                gain = g
+                for i in range(m):
+                    for a in range(k):
+                        out[i, a] = polished[i, a]
+                break
+    if not gain <= dev_tol:
+        return KERNEL_FAILED, count, first, gain
+    return KERNEL_OK, count, first, gain

@@ -1,0 +1,137 @@
+"""The jitted stage-equilibrium kernel and the level solver of the 3-4 player games.
+
+The kernel is checked against pygambit (the reference of the selection
+rule) and by the deviation property; the level solver (points games) against
+the memoised recursion state by state.
+"""
+
+import numpy as np
+import pytest
+
+from gops_solver import Rules
+from gops_solver.multi.equilibrium import deviation_gain, pure_equilibria, select_equilibrium
+from gops_solver.multi.induction import Induction
+from gops_solver.multi.kernel import KERNEL_OK, KERNEL_PURE, make_work, stage_equilibrium
+from gops_solver.multi.levels import LevelInduction
+
+
+def _kernel(U):
+    m, k = U.shape[0], U.shape[1]
+    out = np.empty((m, k))
+    status, count, first, gain = stage_equilibrium(np.ascontiguousarray(U.reshape(m, -1)), m, k, 1e-9, 1e-6,
+                                                   make_work(m, k), out)
+    return status, count, first, gain, [out[i] for i in range(m)]
+
+
+@pytest.mark.parametrize("m,k", [(3, 3), (4, 2), (3, 4)])
+def test_kernel_matches_pygambit_on_generic_games(m, k):
+    # continuous random payoffs: generic games, where the logit branch is
+    # regular and its limit unique, so both tracers must land on the same profile
+    rng = np.random.default_rng(m * 10 + k)
+    compared = 0
+    for _ in range(6):
+        U = rng.random((m,) + (k,) * m) * 10
+        status, count, _, gain, mine = _kernel(U)
+        assert count == len(pure_equilibria(U))
+        if status == KERNEL_PURE:
+            assert count == 1
+            continue
+        assert status == KERNEL_OK
+        assert gain <= 1e-6 and deviation_gain(U, mine) == pytest.approx(gain, abs=1e-12)
+        ref = select_equilibrium(U, backend="gambit")
+        assert ref.method == "logit"
+        for a, b in zip(mine, ref.strategies):
+            assert np.allclose(a, b, atol=1e-5)
+        compared += 1
+    assert compared >= 2
+
+
+@pytest.mark.nojit
+def test_kernel_on_known_games():
+    # matching pennies between players 0 and 1 (player 2's payoffs never move):
+    # the unique equilibrium mixes 1/2-1/2; player 2 stays uniform along the branch
+    U = np.zeros((3, 2, 2, 2))
+    for a in range(2):
+        for b in range(2):
+            U[0, a, b, :] = 1.0 if a == b else -1.0
+            U[1, a, b, :] = -U[0, a, b, 0]
+    status, count, _, gain, s = _kernel(U)
+    assert status == KERNEL_OK and count == 0 and gain <= 1e-9
+    for p in s:
+        assert np.allclose(p, [0.5, 0.5], atol=1e-9)
+    # a unique pure equilibrium (card 1 strictly dominant for everyone) is step 1
+    V = np.zeros((3, 2, 2, 2))
+    for i in range(3):
+        V[i] = np.moveaxis(np.broadcast_to(np.array([0.0, 1.0]).reshape(2, 1, 1), (2, 2, 2)), 0, i)
+    status, count, first, gain, s = _kernel(V)
+    assert (status, count, first, gain) == (KERNEL_PURE, 1, 7, 0.0)
+    assert all(np.array_equal(p, [0.0, 1.0]) for p in s)
+
+
+def test_select_equilibrium_falls_back_to_the_reference_path():
+    rng = np.random.default_rng(3)
+    U = rng.random((3, 3, 3, 3))
+    fast = select_equilibrium(U)
+    ref = select_equilibrium(U, backend="gambit")
+    assert fast.method == ref.method
+    assert np.allclose(fast.values, ref.values, atol=1e-5)
+    with pytest.raises(ValueError, match="backend"):
+        select_equilibrium(U, backend="nope")
+
+
+@pytest.mark.parametrize("n,m,tie,order", [(3, 3, "carry", "random"), (3, 3, "discard", "ascending"),
+                                           (3, 4, "carry", "descending"), (2, 4, "discard", "random")])
+def test_level_solver_matches_the_recursion(n, m, tie, order):
+    # every state the memoised recursion reaches has the same security and
+    # equilibrium values in the level tables (the same stage games, the same
+    # kernel, so equal to rounding); the tables may hold more (pots the slots allow)
+    rules = Rules(n, tie=tie, order=order, players=m)
+    rec = Induction(rules)
+    sec_r, eq_r = rec.start()
+    lev = LevelInduction(rules)
+    sec_l, eq_l = lev.start()
+    assert np.allclose(sec_r, sec_l, atol=1e-12) and np.allclose(eq_r, eq_l, atol=1e-12)
+    for key, (sec, eq) in rec.table.items():
+        s2, e2 = lev.table[key]
+        assert np.allclose(sec, s2, atol=1e-12) and np.allclose(eq, e2, atol=1e-12)
+    assert len(lev.table) >= len(rec.table) and not lev.table.extra
+    assert lev.stage_games == len(lev.table)
+
+
+@pytest.mark.nojit
+def test_level_solver_tiny_game_by_hand():
+    # n = 1, three players, prize 1: everyone bids their only card, a three-way
+    # tie, nobody scores: security and equilibrium values are all 0.
+    # n = 2, ascending prizes (1 then 2), discard: the stage game at the start
+    # is solved by the kernel; the values of each player are equal by symmetry
+    # and the security values add up to at most the 3 points in play
+    lev = LevelInduction(Rules(1, players=3))
+    sec, eq = lev.start()
+    assert np.array_equal(sec, [0, 0, 0]) and np.array_equal(eq, [0, 0, 0])
+    lev = LevelInduction(Rules(2, tie="discard", order="ascending", players=3))
+    sec, eq = lev.start()
+    assert np.allclose(eq, eq[0]) and np.allclose(sec, sec[0]) and 3 * sec[0] <= 3 + 1e-12
+    # whatever the others do, a player can bid 2 first: a shared top bid is a
+    # tie, so the others can always deny them; their security value is 0
+    assert sec[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_level_solver_rejects_win():
+    with pytest.raises(ValueError, match="points"):
+        LevelInduction(Rules(3, objective="win", players=3))
+
+
+def test_nearly_pure_fallback():
+    # matching pennies between players 0 and 1 scaled to 1e-7: no pure profile
+    # is an equilibrium to 1e-9 (each leaves someone 2e-7), every one is to
+    # 1e-6, and the first of the equal gains, (0, 0, 0), is taken; scaled to
+    # 1, no pure profile qualifies
+    from gops_solver.multi.equilibrium import _nearly_pure
+    U = np.zeros((3, 2, 2, 2))
+    for a in range(2):
+        for b in range(2):
+            U[0, a, b, :] = 1.0 if a == b else -1.0
+            U[1, a, b, :] = -U[0, a, b, 0]
+    assert pure_equilibria(U * 1e-7) == []
+    assert _nearly_pure(U * 1e-7) == [(0, 0, 0)]
+    assert _nearly_pure(U) == []
