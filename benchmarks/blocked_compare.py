@@ -36,7 +36,7 @@ def run(cmd):
                 try:
                     rss += p.memory_info().rss
                     t = p.cpu_times()
-                    cpu[p.pid] = t.user + t.system + t.children_user + t.children_system
+                    cpu[p.pid] = t.user + t.system  # live processes only: no reaped child counted twice
                 except psutil.NoSuchProcess:
                     pass
             peak = max(peak, rss)

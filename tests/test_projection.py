@@ -41,8 +41,13 @@ def test_gops_info_prints_the_projection():
     assert out.exit_code == 0
     data = json.loads(out.output)
     p = project(rules)
+    blocked = data.pop("blocked")
     assert data == {**p.to_dict(), "projected_seconds": data["projected_seconds"]}
     assert data["projected_seconds"] == pytest.approx(p.seconds)
+    # the blocked-solve plan: every prize set of every level is a block, and the store holds every table
+    from gops_solver.projection import plan_blocks
+    assert blocked == json.loads(json.dumps(plan_blocks(rules).to_dict()))
+    assert blocked["blocks"] == 2 ** 6 and blocked["disk_bytes"] > p.table_bytes
 
 
 def test_duration_and_evaluation_limit():
