@@ -76,17 +76,23 @@ def block_overhead() -> int:
     return len(MAGIC) + _HEAD.size + 4
 
 
-def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
-    """``(data, games, seconds)`` of a block file's bytes; ValueError naming ``name`` if damaged."""
+def _parse_head(head: bytes, k: int, rank: int, length: int, name: str) -> tuple:
+    """``(entries, stage games, seconds, data crc32)`` of a block file's header, checked against ``(k, rank, length)``."""
     hl = len(MAGIC) + _HEAD.size
-    if len(raw) < hl + 4 or raw[:len(MAGIC)] != MAGIC:
+    if len(head) < hl + 4 or head[:len(MAGIC)] != MAGIC:
         raise ValueError(f"{name} is not a gops block (bad magic or truncated header)")
-    if zlib.crc32(raw[:hl]) != int.from_bytes(raw[hl:hl + 4], "little"):
+    if zlib.crc32(head[:hl]) != int.from_bytes(head[hl:hl + 4], "little"):
         raise ValueError(f"{name} is corrupted (block header checksum fails)")
-    kk, rr, n, games, secs, crc = _HEAD.unpack(raw[len(MAGIC):hl])
+    kk, rr, n, games, secs, crc = _HEAD.unpack(head[len(MAGIC):hl])
     if (kk, rr, n) != (k, rank, length):
         raise ValueError(f"{name} holds level {kk} set {rr} of {n} entries, not level {k} set {rank} of {length}")
-    body = raw[hl + 4:]
+    return n, games, secs, crc
+
+
+def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
+    """``(data, games, seconds)`` of a block file's bytes; ValueError naming ``name`` if damaged."""
+    n, games, secs, crc = _parse_head(raw, k, rank, length, name)
+    body = raw[block_overhead():]
     if len(body) != 8 * n:
         raise ValueError(f"{name} is truncated ({len(body)} of {8 * n} data bytes)")
     if zlib.crc32(body) != crc:
@@ -96,16 +102,9 @@ def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
 
 def _check_head(head: bytes, k: int, rank: int, length: int, name: str, size: int) -> None:
     """Check a block file's header and size without reading its data."""
-    hl = len(MAGIC) + _HEAD.size
-    if len(head) < hl + 4 or head[:len(MAGIC)] != MAGIC:
-        raise ValueError(f"{name} is not a gops block (bad magic or truncated header)")
-    if zlib.crc32(head[:hl]) != int.from_bytes(head[hl:hl + 4], "little"):
-        raise ValueError(f"{name} is corrupted (block header checksum fails)")
-    kk, rr, n, _, _, _ = _HEAD.unpack(head[len(MAGIC):hl])
-    if (kk, rr, n) != (k, rank, length):
-        raise ValueError(f"{name} holds level {kk} set {rr} of {n} entries, not level {k} set {rank} of {length}")
-    if size != hl + 4 + 8 * n:
-        raise ValueError(f"{name} is truncated or too long ({size} bytes, expected {hl + 4 + 8 * n})")
+    n = _parse_head(head, k, rank, length, name)[0]
+    if size != block_overhead() + 8 * n:
+        raise ValueError(f"{name} is truncated or too long ({size} bytes, expected {block_overhead() + 8 * n})")
 
 
 @dataclass
