@@ -7,12 +7,12 @@ import sys
 import click
 
 from . import __version__
-from .cliutil import advance as _advance, exit_code_of, dumps, progress_bar as _progress_bar, show_warnings_as_lines
+from .cliutil import (advance as _advance, dumps, exit_code_of, print_solve_summary, progress_bar as _progress_bar,
+                      show_warnings_as_lines)
 from .cards import format_card, format_cards, parse_cards
 from .cli_variants import variant_options
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
 from .csvout import RULES_HEADER, csv_text, rules_cells
-from .opening import opening, opening_text
 from .projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
 from .rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options, with_options
 from .stagegame import stage_game
@@ -166,25 +166,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
     finally:
         if bar:
             bar.close()
-    first = opening(sol)
-    if as_json:
-        click.echo(dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
-                          "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
-                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out,
-                          "opening": [{"prize": p, "strategy_a": {str(c): q for c, q in s.items()}}
-                                      for p, s in first]}))
-        return
-    click.echo(f"rules        {rules.describe()}")
-    click.echo(f"value        {nozero(sol.value):.12g}")
-    click.echo(f"states       {sol.states:,}")
-    click.echo(f"stage games  {sol.stage_games:,}")
-    click.echo(f"time         {sol.seconds:.2f} s"
-               + (f" ({sol.seconds_this_run:.2f} s in this run)" if sol.seconds_this_run != sol.seconds else ""))
-    if out is not None:
-        click.echo(f"saved        {out}")
-    click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
-    for line in opening_text(first):
-        click.echo(f"  {line}")
+    print_solve_summary(rules, sol, out, as_json)
 
 
 @cli.command()

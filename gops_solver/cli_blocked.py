@@ -11,9 +11,7 @@ import sys
 
 import click
 
-from .cliutil import advance as _advance, dumps, exit_code_of, progress_bar as _progress_bar
-from .opening import opening, opening_text
-from .textfmt import nozero
+from .cliutil import advance as _advance, exit_code_of, print_solve_summary, progress_bar as _progress_bar
 
 
 def _client(workers, scheduler, quiet):
@@ -90,26 +88,11 @@ def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, worke
             client.close()
         if cluster is not None:
             cluster.close()
-    first = opening(sol)
     store = sol.store
-    if as_json:
-        click.echo(dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
-                          "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
-                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out,
-                          "blocks": int(sum(store.nsets)), "bytes": store.disk_bytes(),
-                          "opening": [{"prize": p, "strategy_a": {str(c): q for c, q in s.items()}}
-                                      for p, s in first]}))
-        return
-    click.echo(f"rules        {rules.describe()}")
-    click.echo(f"value        {nozero(sol.value):.12g}")
-    click.echo(f"states       {sol.states:,}")
-    click.echo(f"stage games  {sol.stage_games:,}")
-    click.echo(f"time         {sol.seconds:.2f} s"
-               + (f" ({sol.seconds_this_run:.2f} s in this run)" if sol.seconds_this_run != sol.seconds else ""))
-    click.echo(f"saved        {out} ({sum(store.nsets):,} blocks, {store.disk_bytes() / 1e6:,.1f} MB)")
-    click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
-    for line in opening_text(first):
-        click.echo(f"  {line}")
+    nblocks = int(sum(store.nsets))
+    print_solve_summary(rules, sol, out, as_json,
+                        saved=f"{out} ({nblocks:,} blocks, {store.disk_bytes() / 1e6:,.1f} MB)",
+                        extra={"blocks": nblocks, "bytes": store.disk_bytes()})
 
 
 def fits_here(plan, pr) -> bool:

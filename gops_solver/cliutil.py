@@ -54,3 +54,34 @@ def progress_bar(total, quiet):
     from tqdm import tqdm
     return tqdm(total=total, unit="game", unit_scale=True, desc="solving", file=sys.stderr,
                 dynamic_ncols=True, smoothing=0.05)
+
+
+def print_solve_summary(rules, sol, out, as_json, saved=None, extra=None):
+    """Print what ``gops solve`` found: value, size, time, where it went and the opening.
+
+    ``saved`` replaces the plain ``saved  OUT`` line (a block store adds its
+    blocks and bytes); ``extra`` adds fields to the JSON object.
+    """
+    import click
+
+    from .opening import opening, opening_text
+    from .textfmt import nozero
+    first = opening(sol)
+    if as_json:
+        click.echo(dumps({"rules": rules.to_dict(), "value": sol.value, "states": sol.states,
+                          "stage_games": sol.stage_games, "seconds": round(sol.seconds, 3),
+                          "seconds_this_run": round(sol.seconds_this_run, 3), "out": out, **(extra or {}),
+                          "opening": [{"prize": p, "strategy_a": {str(c): q for c, q in s.items()}}
+                                      for p, s in first]}))
+        return
+    click.echo(f"rules        {rules.describe()}")
+    click.echo(f"value        {nozero(sol.value):.12g}")
+    click.echo(f"states       {sol.states:,}")
+    click.echo(f"stage games  {sol.stage_games:,}")
+    click.echo(f"time         {sol.seconds:.2f} s"
+               + (f" ({sol.seconds_this_run:.2f} s in this run)" if sol.seconds_this_run != sol.seconds else ""))
+    if out is not None:
+        click.echo(f"saved        {saved or out}")
+    click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
+    for line in opening_text(first):
+        click.echo(f"  {line}")
