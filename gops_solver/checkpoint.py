@@ -16,8 +16,8 @@ solve reads it, and checked again while the solution file is written.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
+import io
 import json
 import os
 import re
@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from .induction import level0_table
-from .storage import TEMP_PREFIX, TEMP_SUFFIX, _new_temp, _unlink, crc32, notify, why
+from .storage import TEMP_PREFIX, TEMP_SUFFIX, _unlink, atomic_write, crc32, notify
 
 _OURS = re.compile(r"^(lock|meta\.json|level_\d\d\.(npy|json)|" + re.escape(TEMP_PREFIX) + r".*"
                    + re.escape(TEMP_SUFFIX) + r")$")
@@ -146,7 +146,7 @@ class Checkpointer:
     def start(self) -> None:
         """Begin a fresh solve: remove this solver's older files (only those) and write the rules."""
         self._remove_ours(keep_lock=True)
-        self._write(os.path.join(self.dir, "meta.json"), dumps_checked(self._meta()))
+        self._write(os.path.join(self.dir, "meta.json"), [dumps_checked(self._meta())])
 
     def clean_temps(self) -> None:
         """Remove temporary files of killed writes (this process holds the lock: none is live)."""
@@ -157,52 +157,21 @@ class Checkpointer:
 
     def save_level(self, k: int, table, stats: dict) -> int:
         """Write level ``k`` and its counts atomically, each with a checksum; returns the table's CRC-32."""
+        table = np.ascontiguousarray(table, dtype="<f8")
         crc = crc32(table)
-        fd, tmp = self._temp()
-        try:
-            with os.fdopen(fd, "wb", closefd=False) as fh:
-                np.save(fh, np.ascontiguousarray(table, dtype="<f8"))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self._level(k))
-        except OSError as exc:
-            _unlink(tmp)
-            raise ValueError(f"cannot write checkpoint {self._level(k)}: {why(exc)}; free space and rerun "
-                             f"with --resume") from None
-        except BaseException:
-            _unlink(tmp)
-            raise
-        finally:
-            os.close(fd)
+        head = io.BytesIO()  # the .npy header, so np.load reads the level back
+        np.lib.format.write_array_header_1_0(head, np.lib.format.header_data_from_array_1_0(table))
+        self._write(self._level(k), [head.getvalue(), table])
         self._write(self._level(k)[:-4] + ".json",
-                    dumps_checked({"level": k, "size": int(len(table)), "crc32": crc, **stats}))
+                    [dumps_checked({"level": k, "size": int(len(table)), "crc32": crc, **stats})])
         return crc
 
     def _level(self, k: int) -> str:
         return os.path.join(self.dir, f"level_{k:02d}.npy")
 
-    def _temp(self):
-        try:
-            return _new_temp(self.dir)
-        except OSError as exc:
-            raise ValueError(f"cannot write in {self.dir}: {why(exc)}; free space or choose another --out") from None
-
-    def _write(self, path, data: bytes) -> None:
-        fd, tmp = self._temp()
-        try:
-            if os.write(fd, data) != len(data):
-                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # a short write: the disk is full
-            os.fsync(fd)
-            os.replace(tmp, path)
-        except OSError as exc:
-            _unlink(tmp)
-            raise ValueError(f"cannot write checkpoint {path}: {why(exc)}; free space and rerun "
-                             f"with --resume") from None
-        except BaseException:
-            _unlink(tmp)
-            raise
-        finally:
-            os.close(fd)
+    def _write(self, path, parts) -> None:
+        # this process holds the lock, so the folder was checked and cleaned once (clean_temps)
+        atomic_write(path, parts, prepare=False, fix="free space and rerun with --resume", name="checkpoint")
 
     # -- reading ------------------------------------------------------------------
     def load(self, space):

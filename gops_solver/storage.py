@@ -21,12 +21,14 @@ killed writer and is removed by :func:`clean_stale_temps`.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import stat
 import warnings
 import zlib
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,6 +58,14 @@ def crc32(table) -> int:
     crc = 0
     for i in range(0, len(table), _STEP):
         crc = zlib.crc32(memoryview(np.ascontiguousarray(table[i:i + _STEP], dtype=np.float64)).cast("B"), crc)
+    return crc
+
+
+def _raw_crc32(flat) -> int:
+    """CRC-32 of a flat array's bytes as stored, in chunks (equals :func:`crc32` for float64)."""
+    crc = 0
+    for i in range(0, len(flat), _STEP):
+        crc = zlib.crc32(memoryview(np.ascontiguousarray(flat[i:i + _STEP])).cast("B"), crc)
     return crc
 
 
@@ -175,7 +185,8 @@ def clean_stale_temps(folder) -> list:
     return removed
 
 
-def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = True) -> None:
+def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = True,
+                 fix: str = "free space or choose a writable location", name: str = "") -> None:
     """Write ``path`` from ``parts`` so that it is always either the old file or the whole new one.
 
     The data go to a locked temporary file beside ``path``, are flushed to
@@ -198,6 +209,10 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
         Flush the file and its folder to disk. Block stores skip it per block
         (each block carries its own checksum, so one lost in a power cut is
         found and recomputed) and sync once before marking a solve complete.
+    fix : str
+        What the error message tells the user to do when the write fails.
+    name : str
+        What the file is, for that message (``"checkpoint"``).
 
     Raises
     ------
@@ -212,7 +227,7 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
     try:
         fd, tmp = _new_temp(folder)
     except OSError as exc:
-        raise ValueError(f"cannot write {path}: {why(exc)}; choose a writable location") from None
+        raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
     try:
         with os.fdopen(fd, "wb", closefd=False) as fh:
             for part in parts:
@@ -227,7 +242,7 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
             _sync_folder(folder)
     except OSError as exc:
         _unlink(tmp)
-        raise ValueError(f"cannot write {path}: {why(exc)}; free space or choose a writable location") from None
+        raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
     except BaseException:
         _unlink(tmp)
         raise
@@ -260,12 +275,151 @@ def _unlink(path):
         pass
 
 
-def header_bytes(header: dict) -> bytes:
+class FileKind(NamedTuple):
+    """What sets one family of table files apart; the layout and its checks are shared.
+
+    Solution files (this module), variant files (:mod:`~.variants.solution`)
+    and 3-4 player files (:mod:`~.multi.storage`) are all ``MAGIC | header
+    length | JSON header | header CRC-32 | zero padding to 4096 | tables``.
+    """
+
+    magic: bytes
+    version: int
+    #: how messages call such a file ("gops solution file")
+    what: str
+    #: the command that writes one ("gops solve --out")
+    writer: str
+    #: ``(magic, message)`` of an older format this gops no longer reads
+    old: tuple = ()
+    #: what one table holds, for messages ("level": table k is level k)
+    table: str = "level"
+
+
+SOLUTION = FileKind(MAGIC, FORMAT_VERSION, "gops solution file", "gops solve --out",
+                    (_OLD_MAGIC, f"has format 1 (written by gops 0.1 without a header checksum); this gops reads "
+                                 f"format {FORMAT_VERSION}"))
+
+
+def header_bytes(header: dict, kind: FileKind = SOLUTION) -> bytes:
     """MAGIC, length, JSON header and its CRC-32, padded to the table alignment."""
     blob = json.dumps(header, allow_nan=False).encode()
-    head = MAGIC + len(blob).to_bytes(8, "little") + blob
+    head = kind.magic + len(blob).to_bytes(8, "little") + blob
     head += zlib.crc32(head).to_bytes(4, "little")
     return head + b"\0" * (-len(head) % _ALIGN)
+
+
+def table_parts(head: bytes, tables):
+    """The bytes of a table file: its header, then each table flattened, in slices of at most ``_STEP`` entries."""
+    yield head
+    for t in tables:
+        flat = np.asarray(t).reshape(-1)
+        for i in range(0, len(flat), _STEP):
+            yield np.ascontiguousarray(flat[i:i + _STEP], dtype=flat.dtype.newbyteorder("<"))
+
+
+def has_magic(path, kind: FileKind) -> bool:
+    """True when ``path`` is a regular file that starts with ``kind``'s magic (this format or an older one).
+
+    Anything else (a FIFO, a device, a folder) is left to the classic loader,
+    which refuses it in one line: opening a FIFO here would wait for a writer.
+    """
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read(len(kind.magic)) in (kind.magic, *kind.old[:1])
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def open_table_file(path, name):
+    """Open ``path`` for reading, refusing in one line what is missing or not a regular file.
+
+    Yields ``(fh, size in bytes)``.
+    """
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it just below
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValueError(f"cannot read solution {name}: {exc.strerror}; give the file written by gops solve --out") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"cannot read solution {name}: it is not a regular file; give the file written by "
+                             f"gops solve --out")
+        os.set_blocking(fd, True)
+        yield fh, os.fstat(fd).st_size
+
+
+def _classic_tables(header) -> None:
+    for t in header["tables"]:
+        if not (isinstance(t["size"], int) and isinstance(t["crc32"], int) and t["size"] >= 0):
+            raise TypeError
+
+
+def read_header(fh, name, kind: FileKind = SOLUTION, validate=_classic_tables) -> tuple:
+    """``(header, start of the first table)`` of an open table file; ValueError naming ``name`` if damaged.
+
+    ``validate(header)`` raises ``ValueError``, ``KeyError`` or ``TypeError``
+    when fields the caller needs are missing or of the wrong type.
+    """
+    again = f"solve again with {kind.writer}"
+    magic = fh.read(len(kind.magic))
+    if kind.old and magic == kind.old[0]:
+        raise ValueError(f"{name} {kind.old[1]}: {again}")
+    if magic != kind.magic:
+        raise ValueError(f"{name} is not a {kind.what}: write one with {kind.writer}")
+    raw_size = fh.read(8)
+    size = int.from_bytes(raw_size, "little")
+    if len(raw_size) < 8 or size > _MAX_HEADER:
+        raise ValueError(f"{name} is corrupted (header length {size} is impossible): {again}")
+    blob = fh.read(size)
+    stored = fh.read(4)
+    if len(blob) < size or len(stored) < 4:
+        raise ValueError(f"{name} is truncated (in its header): {again}")
+    if zlib.crc32(magic + raw_size + blob) != int.from_bytes(stored, "little"):
+        raise ValueError(f"{name} is corrupted (header checksum fails): {again}")
+    try:
+        header = json.loads(blob.decode())
+        if not isinstance(header, dict):
+            raise TypeError
+        validate(header)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        # the checksum passed: a writer produced this, a bug rather than damage
+        raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
+    if header.get("format") != kind.version:
+        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {kind.version}: "
+                         f"solve again")
+    start = len(magic) + 8 + size + 4
+    pad = -start % _ALIGN
+    padding = fh.read(pad)
+    if len(padding) < pad:
+        raise ValueError(f"{name} is truncated (before its first table): {again}")
+    if padding.count(0) != pad:
+        raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): solve again")
+    return header, start + pad
+
+
+def map_tables(path, name, start: int, actual: int, specs, check: bool, kind: FileKind = SOLUTION) -> list:
+    """Map the tables of a table file read-only, after checking its length; each checksum when ``check``.
+
+    ``specs`` lists ``(shape, dtype, crc32)`` of each table in file order.
+    """
+    total = start + sum(int(np.prod(shape)) * np.dtype(dt).itemsize for shape, dt, _ in specs)
+    if actual < total:
+        raise ValueError(f"{name} is truncated ({actual:,} of {total:,} bytes): solve again with {kind.writer}")
+    if actual > total:
+        raise ValueError(f"{name} is corrupted (unexpected length): solve again")
+    tables, offset = [], start
+    for k, (shape, dt, crc) in enumerate(specs):
+        dt = np.dtype(dt).newbyteorder("<")
+        count = int(np.prod(shape))
+        a = np.memmap(path, dtype=dt, mode="r", offset=offset, shape=shape) if count else np.zeros(shape, dt)
+        if check and _raw_crc32(a.reshape(-1)) != crc:
+            raise ValueError(f"{name} is corrupted (checksum of {kind.table} {k} fails): solve again")
+        tables.append(a)
+        offset += count * dt.itemsize
+    return tables
 
 
 def write_solution(path, rules, tables, stage_games, seconds, stage_solver, states, expected_crcs=None,
@@ -305,59 +459,12 @@ def write_solution(path, rules, tables, stage_games, seconds, stage_solver, stat
     header.update(extra or {})
     head = header_bytes(header)
 
-    def parts():
-        yield head
-        for t in tables:
-            for i in range(0, len(t), _STEP):
-                yield np.ascontiguousarray(t[i:i + _STEP], dtype="<f8")
-
     def check(tmp):
         got, _ = read_solution(tmp, check=True, name=path)
         if [t["crc32"] for t in got["tables"]] != crcs:
             raise ValueError(f"{path} was not written: the new file did not read back as written")
 
-    atomic_write(path, parts(), check)
-
-
-def read_header(fh, name) -> tuple:
-    """``(header, start of level 0)`` of an open solution file; ValueError naming ``name`` if damaged."""
-    magic = fh.read(len(MAGIC))
-    if magic == _OLD_MAGIC:
-        raise ValueError(f"{name} has format 1 (written by gops 0.1 without a header checksum); this gops "
-                         f"reads format {FORMAT_VERSION}: solve again with gops solve --out")
-    if magic != MAGIC:
-        raise ValueError(f"{name} is not a gops solution file: write one with gops solve --out")
-    raw_size = fh.read(8)
-    size = int.from_bytes(raw_size, "little")
-    if len(raw_size) < 8 or size > _MAX_HEADER:
-        raise ValueError(f"{name} is corrupted (header length {size} is impossible): solve again with gops solve --out")
-    blob = fh.read(size)
-    stored = fh.read(4)
-    if len(blob) < size or len(stored) < 4:
-        raise ValueError(f"{name} is truncated (in its header): solve again with gops solve --out")
-    if zlib.crc32(MAGIC + raw_size + blob) != int.from_bytes(stored, "little"):
-        raise ValueError(f"{name} is corrupted (header checksum fails): solve again with gops solve --out")
-    try:
-        header = json.loads(blob.decode())
-        if not isinstance(header, dict):
-            raise TypeError
-        for t in header["tables"]:
-            if not (isinstance(t["size"], int) and isinstance(t["crc32"], int) and t["size"] >= 0):
-                raise TypeError
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        # the checksum passed: a writer produced this, a bug rather than damage
-        raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
-    if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: "
-                         f"solve again")
-    start = len(MAGIC) + 8 + size + 4
-    pad = -start % _ALIGN
-    padding = fh.read(pad)
-    if len(padding) < pad:
-        raise ValueError(f"{name} is truncated (before its first table): solve again with gops solve --out")
-    if padding.count(0) != pad:
-        raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): solve again")
-    return header, start + pad
+    atomic_write(path, table_parts(head, tables), check)
 
 
 def read_solution(path, check: bool = True, name=None) -> tuple:
@@ -384,30 +491,7 @@ def read_solution(path, check: bool = True, name=None) -> tuple:
     """
     path = os.fspath(path)
     name = name or path
-    try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it just below
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise ValueError(f"cannot read solution {name}: {exc.strerror}; give the file written by gops solve --out") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"cannot read solution {name}: it is not a regular file; give the file written by "
-                             f"gops solve --out")
-        os.set_blocking(fd, True)
+    with open_table_file(path, name) as (fh, actual):
         header, start = read_header(fh, name)
-        actual = os.fstat(fd).st_size
-    sizes = [t["size"] for t in header["tables"]]
-    total = start + 8 * sum(sizes)
-    if actual < total:
-        raise ValueError(f"{name} is truncated ({actual:,} of {total:,} bytes): solve again with gops solve --out")
-    if actual > total:
-        raise ValueError(f"{name} is corrupted (unexpected length): solve again")
-    tables, offset = [], start
-    for k, t in enumerate(header["tables"]):
-        n = t["size"]
-        a = np.memmap(path, dtype="<f8", mode="r", offset=offset, shape=(n,)) if n else np.zeros(0)
-        if check and crc32(a) != t["crc32"]:
-            raise ValueError(f"{name} is corrupted (checksum of level {k} fails): solve again")
-        tables.append(a)
-        offset += 8 * n
-    return header, tables
+    specs = [((t["size"],), "<f8", t["crc32"]) for t in header["tables"]]
+    return header, map_tables(path, name, start, actual, specs, check)

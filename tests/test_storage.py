@@ -186,7 +186,7 @@ def test_checkpoint_write_cut_short_by_a_file_size_limit(tmp_path):
     solve(Rules(4), out=out)
     good = out.read_bytes()
     r = gops("solve", "-n", 6, "--objective", "win", "--out", out, "--restart", fsize=200_000)
-    one_line_error(r, "cannot write checkpoint", "level_02", "--resume", "cut short")
+    one_line_error(r, "cannot write checkpoint", "level_02", "--resume", "File too large")
     ck = str(out) + ".ckpt"
     assert sorted(os.listdir(ck)) == ["level_01.json", "level_01.npy", "lock", "meta.json"]
     assert out.read_bytes() == good

@@ -9,15 +9,16 @@ The header names the rules, how the values are kept (``levels``: the level
 tables of a ``points`` solve, per hand size security ``(P, S, m)``,
 equilibrium ``(P, S, m)`` and deviation gains ``(P, S)``; ``states``: the
 memoised states of a ``win`` solve, keys ``(N, 2m + 2)`` int64 and values
-``(N, 2m)`` float64: security then equilibrium) and every table's shape, type and CRC-32. Written
-by :func:`gops_solver.storage.atomic_write` (locked temporary file, fsync,
-the whole file read back and checked, then renamed over the target), so a
-file is either the old one or a complete, checked new one.
+``(N, 2m)`` float64: security then equilibrium) and every table's shape,
+type and CRC-32. Written by :func:`gops_solver.storage.atomic_write` (locked
+temporary file, fsync, the whole file read back and checked, then renamed
+over the target), so a file is either the old one or a complete, checked new
+one; read by the classic files' checks (:func:`~gops_solver.storage.read_header`,
+:func:`~gops_solver.storage.map_tables`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
 
@@ -25,14 +26,15 @@ import numpy as np
 
 from .. import __version__
 from ..rules import Rules
-from ..storage import atomic_write
+from ..storage import (FileKind, atomic_write, has_magic, header_bytes, map_tables, open_table_file, read_header,
+                       table_parts)
 
 __all__ = ["MAGIC", "save_multi", "load_multi", "is_multi_file"]
 
 MAGIC = b"GOPSMUL\x01"
 FORMAT_VERSION = 1
-_ALIGN = 4096
-_MAX_HEADER = 1 << 24
+MULTI_FILE = FileKind(MAGIC, FORMAT_VERSION, "3-4 player solution file", "gops solve --players 3 --out FILE",
+                      table="table")
 
 
 def _crc(a) -> int:
@@ -82,71 +84,30 @@ def save_multi(path, sol) -> None:
               "stage_games": sol.stage_games, "methods": sol.methods,
               "max_deviation_gain": sol.max_deviation_gain, "equilibrium": sol.induction.with_equilibrium,
               "tables": [{"shape": list(t.shape), "dtype": t.dtype.str, "crc32": _crc(t)} for t in tables]}
-    blob = json.dumps(header).encode()
-    head = MAGIC + len(blob).to_bytes(8, "little") + blob
-    head += zlib.crc32(head).to_bytes(4, "little")
-    head += b"\0" * (-len(head) % _ALIGN)
 
     def check(tmp):  # the written bytes are read back and checked before they replace anything
         _read(tmp, check=True)
 
-    atomic_write(path, [head, *tables], check=check)
+    atomic_write(path, table_parts(header_bytes(header, MULTI_FILE), tables), check=check)
 
 
 def is_multi_file(path) -> bool:
     """True when ``path`` is a regular file that starts like a 3-4 player solution file."""
-    try:
-        if not os.path.isfile(path):
-            return False
-        with open(path, "rb") as fh:
-            return fh.read(len(MAGIC)) == MAGIC
-    except OSError:
-        return False
+    return has_magic(path, MULTI_FILE)
+
+
+def _multi_fields(header) -> None:
+    for t in header["tables"]:
+        [int(x) for x in t["shape"]], np.dtype(t["dtype"]), int(t["crc32"])
 
 
 def _read(path, check=True):
     """Header and tables of a file; ValueError (one line) when it is damaged."""
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(len(MAGIC)) != MAGIC:
-                raise ValueError(f"{path} is not a 3-4 player solution file: write one with "
-                                 f"gops solve --players 3 --out FILE")
-            raw = fh.read(8)
-            size = int.from_bytes(raw, "little")
-            if len(raw) != 8 or size > _MAX_HEADER:
-                raise ValueError(f"{path} is corrupted (unreadable header): solve again with gops solve --out")
-            blob = fh.read(size)
-            crc = fh.read(4)
-    except OSError as exc:
-        raise ValueError(f"cannot read solution {path}: {exc.strerror}; give the file written by "
-                         f"gops solve --players N --out") from None
-    if len(blob) != size or len(crc) != 4 or zlib.crc32(MAGIC + raw + blob) != int.from_bytes(crc, "little"):
-        raise ValueError(f"{path} is corrupted (header checksum fails): solve again with gops solve --out")
-    try:
-        header = json.loads(blob.decode())
-        shapes = [tuple(int(x) for x in t["shape"]) for t in header["tables"]]
-        dtypes = [np.dtype(t["dtype"]) for t in header["tables"]]
-        crcs = [int(t["crc32"]) for t in header["tables"]]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise ValueError(f"{path} is corrupted (unreadable header): solve again with gops solve --out") from None
-    if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: "
-                         f"solve again")
-    start = len(MAGIC) + 8 + size + 4
-    start += -start % _ALIGN
-    total = start + sum(int(np.prod(s)) * d.itemsize for s, d in zip(shapes, dtypes))
-    actual = os.path.getsize(path)
-    if actual != total:
-        raise ValueError(f"{path} is {'truncated' if actual < total else 'corrupted (unexpected length)'}: "
-                         f"solve again with gops solve --out")
-    tables, offset = [], start
-    for t, (shape, dtype, crc) in enumerate(zip(shapes, dtypes, crcs)):
-        a = np.fromfile(path, dtype=dtype, count=int(np.prod(shape)), offset=offset).reshape(shape)
-        if check and _crc(a) != crc:
-            raise ValueError(f"{path} is corrupted (checksum of table {t} fails): solve again")
-        tables.append(a)
-        offset += int(np.prod(shape)) * dtype.itemsize
-    return header, tables
+    path = os.fspath(path)
+    with open_table_file(path, path) as (fh, actual):
+        header, start = read_header(fh, path, MULTI_FILE, _multi_fields)
+    specs = [(tuple(int(x) for x in t["shape"]), t["dtype"], int(t["crc32"])) for t in header["tables"]]
+    return header, map_tables(path, path, start, actual, specs, check, MULTI_FILE)
 
 
 def load_multi(path, rules=None, check=True):

@@ -11,11 +11,8 @@ strategies.
 from __future__ import annotations
 
 import itertools
-import json
 import os
-import stat
 import time
-import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +21,8 @@ from .. import __version__
 from ..cards import parse_cards
 from ..rules import Rules, _whole
 from ..stage import StageSolveError, solve_matrix_game
-from ..storage import _ALIGN, _MAX_HEADER, _STEP, atomic_write, crc32
+from ..storage import (FileKind, atomic_write, crc32, has_magic, header_bytes, map_tables, open_table_file,
+                       read_header, table_parts)
 from ..tolerances import VALUE_TOL
 from .kernel import entry, level_kernel, verify_kernel
 from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
@@ -32,6 +30,9 @@ from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask,
 MAGIC = b"GOPSVAR\x02"
 _OLD_MAGIC = b"GOPSVAR\x01"
 FORMAT_VERSION = 2
+VARIANT_FILE = FileKind(MAGIC, FORMAT_VERSION, "gops variant solution file", "gops solve --out",
+                        (_OLD_MAGIC, f"has variant format 1 (no header checksum); this gops reads format "
+                                     f"{FORMAT_VERSION}"))
 
 
 def pair_text(bid) -> str:
@@ -480,14 +481,6 @@ def projected_variant(rules: Rules) -> dict:
 # files
 # ---------------------------------------------------------------------------
 
-def _header_bytes(header: dict) -> bytes:
-    """MAGIC, length, JSON header and its CRC-32, padded to the table alignment (as classic files)."""
-    blob = json.dumps(header).encode()
-    head = MAGIC + len(blob).to_bytes(8, "little") + blob
-    head += zlib.crc32(head).to_bytes(4, "little")
-    return head + b"\0" * (-len(head) % _ALIGN)
-
-
 def write_variant(path, sol: VariantSolution) -> None:
     """Write a variant solution atomically, checked by reading it back before it replaces ``path``.
 
@@ -503,74 +496,23 @@ def write_variant(path, sol: VariantSolution) -> None:
               "stage_games": sol.stage_games, "seconds": sol.seconds, "stage_solver": sol.stage_solver,
               "tables": [{"shape": list(t.shape), "crc32": c} for t, c in zip(tables, crcs)]}
 
-    def parts():
-        yield _header_bytes(header)
-        for t in tables:
-            flat = t.reshape(-1)
-            for i in range(0, len(flat), _STEP):
-                yield np.ascontiguousarray(flat[i:i + _STEP], dtype="<f8")
-
     def check(tmp):
         back = load_variant(tmp, check=True, name=path)
         if back.rules != sol.rules:
             raise ValueError(f"{path} was not written: the new file did not read back as written")
 
-    atomic_write(path, parts(), check)
+    atomic_write(path, table_parts(header_bytes(header, VARIANT_FILE), tables), check)
 
 
 def is_variant_file(path) -> bool:
-    """True when ``path`` is a regular file that starts like a variant solution file (any format).
-
-    Anything else (a FIFO, a device, a folder) is left to the classic loader, which
-    refuses it in one line: opening a FIFO here would wait for a writer forever.
-    """
-    try:
-        if not os.path.isfile(path):
-            return False
-        with open(path, "rb") as fh:
-            return fh.read(len(MAGIC)) in (MAGIC, _OLD_MAGIC)
-    except OSError:
-        return False
+    """True when ``path`` is a regular file that starts like a variant solution file (any format)."""
+    return has_magic(path, VARIANT_FILE)
 
 
-def _read_header(fh, name):
-    """``(header, start of the first table)``; ValueError naming ``name`` if damaged."""
-    again = "solve again with gops solve --out"
-    magic = fh.read(len(MAGIC))
-    if magic == _OLD_MAGIC:
-        raise ValueError(f"{name} has variant format 1 (no header checksum); this gops reads format "
-                         f"{FORMAT_VERSION}: {again}")
-    if magic != MAGIC:
-        raise ValueError(f"{name} is not a gops variant solution file: write one with gops solve --out")
-    raw = fh.read(8)
-    size = int.from_bytes(raw, "little")
-    if len(raw) < 8 or size > _MAX_HEADER:
-        raise ValueError(f"{name} is corrupted (header length {size} is impossible): {again}")
-    blob = fh.read(size)
-    stored = fh.read(4)
-    if len(blob) < size or len(stored) < 4:
-        raise ValueError(f"{name} is truncated (in its header): {again}")
-    if zlib.crc32(MAGIC + raw + blob) != int.from_bytes(stored, "little"):
-        raise ValueError(f"{name} is corrupted (header checksum fails): {again}")
-    try:
-        header = json.loads(blob.decode())
-        saved = Rules.from_dict(header["rules"])
-        shapes = [tuple(int(x) for x in t["shape"]) for t in header["tables"]]
-        crcs = [int(t["crc32"]) for t in header["tables"]]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        # the checksum passed: a writer produced this, a bug rather than damage
-        raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
-    if header.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {FORMAT_VERSION}: "
-                         f"solve again")
-    start = len(MAGIC) + 8 + size + 4
-    pad = -start % _ALIGN
-    padding = fh.read(pad)
-    if len(padding) < pad:
-        raise ValueError(f"{name} is truncated (before its first table): {again}")
-    if padding.count(0) != pad:
-        raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): {again}")
-    return header, saved, shapes, crcs, start + pad
+def _variant_fields(header) -> None:
+    Rules.from_dict(header["rules"])
+    for t in header["tables"]:
+        [int(x) for x in t["shape"]], int(t["crc32"])
 
 
 def load_variant(path, rules=None, check=True, name=None) -> VariantSolution:
@@ -583,35 +525,17 @@ def load_variant(path, rules=None, check=True, name=None) -> VariantSolution:
     """
     path = os.fspath(path)
     name = name or path
-    try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise ValueError(f"cannot read solution {name}: {exc.strerror}; give the file written by gops solve --out") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"cannot read solution {name}: it is not a regular file; give the file written by "
-                             f"gops solve --out")
-        os.set_blocking(fd, True)
-        header, saved, shapes, crcs, start = _read_header(fh, name)
-        actual = os.fstat(fd).st_size
+    with open_table_file(path, name) as (fh, actual):
+        header, start = read_header(fh, name, VARIANT_FILE, _variant_fields)
+    saved = Rules.from_dict(header["rules"])
+    shapes = [tuple(int(x) for x in t["shape"]) for t in header["tables"]]
     if rules is not None and saved != rules:
         raise ValueError(f"{name} holds a solution for {saved.describe()}, not {rules.describe()}: "
                          f"use a matching file or solve these rules")
     sp = VariantSpace(saved)
     if len(shapes) != sp.R + 1 or any(s != sp.shape(t) for t, s in enumerate(shapes)):
         raise ValueError(f"{name} is corrupted (its tables do not match its rules): solve again")
-    total = start + 8 * sum(int(np.prod(s)) for s in shapes)
-    if actual < total:
-        raise ValueError(f"{name} is truncated ({actual:,} of {total:,} bytes): solve again with gops solve --out")
-    if actual > total:
-        raise ValueError(f"{name} is corrupted (unexpected length): solve again")
-    tables, offset = [], start
-    for t, (shape, crc) in enumerate(zip(shapes, crcs)):
-        a = np.memmap(path, dtype="<f8", mode="r", offset=offset, shape=shape)
-        if check and crc32(a.reshape(-1)) != crc:
-            raise ValueError(f"{name} is corrupted (checksum of level {t} fails): solve again")
-        tables.append(a)
-        offset += 8 * int(np.prod(shape))
+    specs = [(shape, "<f8", int(t["crc32"])) for shape, t in zip(shapes, header["tables"])]
+    tables = map_tables(path, name, start, actual, specs, check, VARIANT_FILE)
     return VariantSolution(saved, sp, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
                            header.get("stage_solver", "numba"))
