@@ -24,7 +24,7 @@ import numpy as np
 
 from .blocks import BlockStats, BlockStore
 from .constants import MAX_CARDS
-from .induction import level0_table, level_kernel, set_work as block_work
+from .induction import level0_table, level_kernel
 from .rules import Rules
 from .stage import StageSolveError
 from .storage import notify
@@ -115,8 +115,9 @@ def pattern_major(space, k: int, blocks) -> np.ndarray:
 class BlockCache:
     """Blocks read from the store, least recently used dropped beyond ``capacity`` bytes."""
 
-    def __init__(self, store: BlockStore, capacity: int):
+    def __init__(self, store: BlockStore, capacity: int, read=None):
         self.store, self.capacity = store, int(capacity)
+        self._read = read or store.read_block
         self._data = OrderedDict()
         self._bytes = 0
         self.reads = 0
@@ -126,7 +127,7 @@ class BlockCache:
         if key in self._data:
             self._data.move_to_end(key)
             return self._data[key]
-        data = self.store.read_block(k, rank)
+        data = self._read(k, rank)
         self.reads += 1
         self._data[key] = data
         self._bytes += data.nbytes
@@ -349,9 +350,10 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
     t0 = time.perf_counter()
     rules_json = json.dumps(rules.to_dict(), sort_keys=True)
     store.unmark_complete()  # until every block is back (a resumed store may have lost one)
-    done = {k: store.finished(k) for k in range(space.kmax + 1)}
-    games_total = sum(g for d in done.values() for g, _ in d.values())
-    secs_before = sum(s for d in done.values() for _, s in d.values())
+    done = {k: store.finished(k, functools.partial(count_states, space, k)) for k in range(space.kmax + 1)}
+    games_total = sum(g for d in done.values() for g, _, _ in d.values())
+    secs_before = sum(s for d in done.values() for _, s, _ in d.values())
+    states = sum(n for d in done.values() for _, _, n in d.values())
     if progress is not None and games_total:
         progress(max(k for k in done if done[k]), games_total, done=True)
     if block_done is not None:
@@ -362,7 +364,6 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
             block_done(1, 0)
     # what the process already holds (interpreter, compiled kernels, the axes) counts against the budget
     cache = BlockCache(store, max(budget - need - _rss_bytes(), 0))
-    states = sum(count_states(space, k, store.read_block(k, r)) for k in range(1, space.kmax + 1) for r in done[k])
     for k in range(1, space.kmax + 1):
         todo = [r for r in block_order(space, k) if r not in done[k]]
         if client is not None:
@@ -416,7 +417,18 @@ class BlockedTables:
     def __init__(self, store: BlockStore, space, max_bytes: int | None = None):
         self.store, self.space = store, space
         self.max_bytes = max_bytes if max_bytes is not None else _available_bytes() // 2
-        self._cache = BlockCache(store, 256 * 10**6)
+        self._cache = BlockCache(store, 256 * 10**6)  # a query reads one block and the k below it
+
+    def map_blocks(self) -> None:
+        """Map blocks instead of reading them whole (:meth:`~.blocks.BlockStore.map_block`).
+
+        For readers that checked every block's data checksum first and then
+        touch a few entries of many blocks (``verify --sample``). Neighbours in
+        :func:`block_order` share most of their inputs, so the cache keeps up
+        to a quarter of the free memory (at most 2 GB) of them.
+        """
+        capacity = max(self._cache.capacity, min(2 * 10**9, _available_bytes() // 4))
+        self._cache = BlockCache(self.store, capacity, read=self.store.map_block)
 
     def __len__(self) -> int:
         return self.space.kmax + 1

@@ -193,6 +193,29 @@ class BlockStore:
         """The data of block ``(k, rank)``, checksums verified; ValueError if missing or damaged."""
         return self.read_block_meta(k, rank)[0]
 
+    def map_block(self, k: int, rank: int) -> np.ndarray:
+        """The data of block ``(k, rank)`` mapped read-only: its header checked, its data checksum not.
+
+        For readers that checked every block's data first (``verify --sample``)
+        and then touch a few entries of many blocks: only the pages read come
+        from disk. Stores behind an fsspec URL are read whole.
+        """
+        if self._fs is not None:
+            return self.read_block(k, rank)
+        path = self.block_path(k, rank)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(block_overhead())
+                size = os.fstat(fh.fileno()).st_size
+        except FileNotFoundError:
+            raise ValueError(f"block {path} is missing: the solve did not finish; rerun gops solve with "
+                             f"--resume") from None
+        try:
+            _check_head(head, k, rank, self.block_len[k], path, size)
+        except ValueError as exc:
+            raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
+        return np.memmap(path, dtype="<f8", mode="r", offset=block_overhead(), shape=(self.block_len[k],))
+
     def read_block_meta(self, k: int, rank: int):
         """``(data, stage games, seconds)`` of block ``(k, rank)``."""
         path = self.block_path(k, rank)
@@ -206,21 +229,23 @@ class BlockStore:
         except ValueError as exc:
             raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
 
-    def finished(self, k: int) -> dict:
-        """``{rank: (games, seconds)}`` of the blocks of level ``k`` present and whole.
+    def finished(self, k: int, measure=None) -> dict:
+        """``{rank: (games, seconds, measure(data))}`` of the blocks of level ``k`` present and whole.
 
         A damaged block is reported (:func:`~.storage.notify`), removed and
-        left out, so that the solve recomputes it.
+        left out, so that the solve recomputes it. ``measure`` (None when not
+        given) sees each block's data while it is read for its checksum, so a
+        resumed solve reads every finished block once.
         """
         out = {}
         for rank in self.ranks(k):
             try:
-                _, games, secs = self.read_block_meta(k, rank)
+                data, games, secs = self.read_block_meta(k, rank)
             except ValueError as exc:
                 notify(f"{exc}".split(": rerun")[0] + "; recomputing it")
                 self._remove(self.block_path(k, rank))
                 continue
-            out[rank] = (games, secs)
+            out[rank] = (games, secs, None if measure is None else measure(data))
         return out
 
     def check(self, data: bool = False) -> None:

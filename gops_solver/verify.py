@@ -345,11 +345,12 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
     sample draws uniformly over all slots as for whole tables, and only the
     blocks holding sampled slots and their inputs are read.
     """
-    from .blocked import block_axes, children
+    from .blocked import block_axes, block_order, children
     t0 = time.perf_counter()
     if sample is not None:
         # as for a solution file: the values not sampled are at least what the solver wrote
         tables.store.check(data=True)
+        tables.map_blocks()  # checked: from now on only the entries a sampled slot reads come from disk
     kmax = space.kmax
     nsets = [len(space.sets[k]) for k in range(kmax + 1)]
     blen = [space.size(k) // nsets[k] for k in range(kmax + 1)]
@@ -370,10 +371,11 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
         if picked is not None:
             sel = picked[(picked >= starts[k - 1]) & (picked < starts[k])] - starts[k - 1]
             ranks, local = sel // blen[k], sel % blen[k]
-        for rank in (range(nsets[k]) if picked is None else np.unique(ranks)):
-            rank = int(rank)
+        wanted = None if picked is None else set(ranks.tolist())
+        # neighbours in block order share most of their inputs, which then stay in the cache
+        for rank in (r for r in block_order(space, k) if wanted is None or r in wanted):
             slots = np.arange(blen[k], dtype=np.int64) if picked is None else local[ranks == rank]
-            R_b = tables.store.read_block(k, rank)
+            R_b = (tables.store.read_block if picked is None else tables.store.map_block)(k, rank)
             prev = tables.view(k - 1, children(space, k, rank))
             # the flat index the same slot has in a whole (pattern-major) level, to name it
             p = np.searchsorted(osm, slots, side="right") - 1

@@ -104,7 +104,11 @@ def test_verify_store_matches_verify_tables(tmp_path):
     assert (a.slots, a.states, a.stage_games) == (b.slots, b.states, b.stage_games)
     assert b.max_residual == a.max_residual
     s = sol.verify(sample=300, seed=5)
-    assert s.ok and s.slots == 300
+    assert s.ok and s.slots == 300 and s.max_residual <= b.max_residual
+    # the sampled check maps blocks (their data checked once up front): the same entries as a whole read
+    for k in range(len(sol.store.nsets)):
+        for r in range(sol.store.nsets[k]):
+            assert np.array_equal(sol.store.map_block(k, r), sol.store.read_block(k, r), equal_nan=True)
     # a changed value is found by its checksum first
     path = sol.store.block_path(4, 3)
     raw = bytearray(open(path, "rb").read())
@@ -112,6 +116,10 @@ def test_verify_store_matches_verify_tables(tmp_path):
     open(path, "wb").write(bytes(raw))
     with pytest.raises(ValueError, match="checksum fails"):
         load(tmp_path / "st").verify(sample=10)
+    raw[20] ^= 1  # a damaged header is refused by a mapped read too
+    open(path, "wb").write(bytes(raw))
+    with pytest.raises(ValueError, match="block header checksum fails.*--resume"):
+        sol.store.map_block(4, 3)
 
 
 def test_whole_levels_of_a_store(tmp_path):
@@ -158,6 +166,8 @@ def test_resume_after_interrupt_and_damage(tmp_path):
     assert "corrupted" in text and "recomputing" in text and ".gops-killed.tmp" in text
     _same_blocks(ref, sol.store)
     assert sol.value == ref.value
+    # counts carried over from the finished blocks plus those of this run
+    assert (sol.states, sol.stage_games) == (ref.states, ref.stage_games)
 
 
 def test_refusals(tmp_path):
