@@ -6,10 +6,12 @@ computed by the same kernel, :func:`~.induction.level_kernel`, from the
 ``k`` blocks of level ``k - 1`` it reads (the sets left hidden after each
 possible reveal). Only those blocks are in memory, plus a cache of recently
 read ones bounded by the memory budget, so a solve needs about the largest
-block times ``k + 1``, not a level.
+block times ``k + 1``, not a level. Small blocks (``points`` games hold a few
+values per hand pattern) are solved a group at a time in one kernel call
+(:func:`block_groups`), which pays the per-pattern set-up once per group.
 
 Blocks of one level are independent: :func:`solve_blocked` computes them in
-this process, or hands them to Dask workers (:func:`compute_block` is the
+this process, or hands them to Dask workers (:func:`compute_blocks` is the
 task), each of which reads its inputs from the store and writes its block.
 """
 
@@ -24,7 +26,7 @@ import numpy as np
 
 from .blocks import BlockStats, BlockStore
 from .constants import MAX_CARDS
-from .induction import level0_table, level_kernel
+from .induction import level0_table, level_kernel, set_work
 from .rules import Rules
 from .stage import StageSolveError
 from .storage import notify
@@ -80,9 +82,29 @@ def _children_table(space, k: int, ranks, read) -> LevelTable:
 
 def block_axes(space, level, k: int, rank: int):
     """:class:`~.tables.LevelAxes` of block ``(k, rank)``: one prize set, offsets within the block."""
+    return group_axes(space, level, k, [rank])
+
+
+def group_axes(space, level, k: int, ranks):
+    """:class:`~.tables.LevelAxes` of the blocks ``ranks`` solved in one kernel call.
+
+    Their sets form a small level of their own, pattern-major like a whole
+    level (:func:`split_group` cuts it into blocks).
+    """
+    ranks = np.asarray(ranks, dtype=np.int64)
     nsets = len(space.sets[k])
-    return level._replace(sets=level.sets[rank:rank + 1], min_ties=level.min_ties[rank:rank + 1],
-                          offset=space.layouts[k].offset // nsets)
+    return level._replace(sets=level.sets[ranks], min_ties=level.min_ties[ranks],
+                          offset=space.layouts[k].offset // nsets * len(ranks))
+
+
+def split_group(space, k: int, out, count: int) -> np.ndarray:
+    """The blocks ``(count, block_len)`` of a group's pattern-major table ``out`` (:func:`group_axes`)."""
+    lay = space.layouts[k]
+    osm = lay.offset // len(space.sets[k])
+    blocks = np.empty((count, int(osm[-1])))
+    for p in range(len(lay.canonical)):
+        blocks[:, osm[p]:osm[p + 1]] = out[osm[p] * count:osm[p + 1] * count].reshape(count, -1)
+    return blocks
 
 
 def set_major(space, k: int, R) -> np.ndarray:
@@ -142,6 +164,32 @@ class BlockCache:
             self._bytes -= self._data.pop(key).nbytes
 
 
+#: a group of blocks solved in one kernel call holds at most this much (its blocks and their inputs);
+#: blocks of few stage games each (``points``) pay the kernel's per-pattern set-up once per group
+GROUP_BYTES = 32 * 10**6
+
+
+def block_groups(space, k: int, ranks) -> list:
+    """``ranks`` (in solving order) cut into groups solved one kernel call each.
+
+    A block of a ``win`` game is large and holds many stage games per hand
+    pattern, so it goes alone; small blocks go together, as many as fit
+    :data:`GROUP_BYTES` with their inputs, so the per-pattern work of the
+    kernel (decoding the hands, allocating the stage game) is shared.
+    """
+    ranks = list(ranks)
+    size = group_size(space, k)
+    return [ranks[i:i + size] for i in range(0, len(ranks), size)]
+
+
+def group_size(space, k: int) -> int:
+    """Blocks of level ``k`` per group (:func:`block_groups`): 1 when one block and its inputs fill :data:`GROUP_BYTES`."""
+    blen = space.size(k) // len(space.sets[k])
+    bprev = space.size(k - 1) // len(space.sets[k - 1]) if k else 0
+    nchild = k if space.random_order else 1
+    return int(min(len(space.sets[k]), max(1, GROUP_BYTES // (8 * (blen + nchild * bprev) + 1))))
+
+
 def solve_block(space, k: int, rank: int, read) -> tuple:
     """Values of block ``(k, rank)``, from the level ``k - 1`` blocks ``read(k - 1, r)`` returns.
 
@@ -157,12 +205,33 @@ def solve_block(space, k: int, rank: int, read) -> tuple:
     StageSolveError
         A stage game was not solved to optimality (a solver bug).
     """
+    blocks, games = solve_blocks(space, k, [rank], read)
+    return blocks[0], int(games[0])
+
+
+def solve_blocks(space, k: int, ranks, read) -> tuple:
+    """Values of the blocks ``ranks`` of level ``k``, solved in one kernel call (:func:`block_groups`).
+
+    Returns
+    -------
+    blocks : ndarray
+        ``(len(ranks), block_len)``, NaN where the induction leaves a slot empty.
+    games : ndarray of int
+        Stage games of each block.
+
+    Raises
+    ------
+    StageSolveError
+        A stage game was not solved to optimality (a solver bug).
+    """
+    ranks = [int(r) for r in ranks]
     if k == 0:
-        return level0_table(space), 0
+        return level0_table(space)[None, :], np.zeros(1, np.int64)
     game = game_axes(space)
-    level = block_axes(space, level_axes(space, k), k, rank)
-    prev = _children_table(space, k - 1, children(space, k, rank), read)
-    out = np.full(space.size(k) // len(space.sets[k]), np.nan)
+    level = group_axes(space, level_axes(space, k), k, ranks)
+    inputs = sorted({c for r in ranks for c in children(space, k, r)})
+    prev = _children_table(space, k - 1, inputs, read)
+    out = np.full(space.size(k) // len(space.sets[k]) * len(ranks), np.nan)
     ps = _spread_order(len(level.canonical))
     games = np.zeros(len(ps), np.int64)
     fails = np.zeros(len(ps), np.int64)
@@ -170,10 +239,16 @@ def solve_block(space, k: int, rank: int, read) -> tuple:
     level_kernel(game, level, prev, ps, out, games, fails, failed, False)
     if fails.any():
         na, nb = int(failed[0]), int(failed[1])
-        raise StageSolveError(f"{int(fails.sum())} stage games of block ({k}, {rank}) were not solved to "
+        which = f"block ({k}, {ranks[0]})" if len(ranks) == 1 else f"blocks {ranks} of level {k}"
+        raise StageSolveError(f"{int(fails.sum())} stage games of {which} were not solved to "
                               f"optimality (one of them: {failed[2:2 + na * nb].reshape(na, nb).tolist()!r}); "
                               f"this is a solver bug, please report it")
-    return out, int(games.sum())
+    # the kernel counts per pattern; each block's share is the exact per-set count (their sum is checked)
+    per_block = set_work(space, k)[ranks]
+    if int(per_block.sum()) != int(games.sum()):
+        raise StageSolveError(f"blocks {ranks} of level {k} solved {int(games.sum())} stage games, not the "
+                              f"{int(per_block.sum())} counted ahead; this is a solver bug, please report it")
+    return split_group(space, k, out, len(ranks)), per_block
 
 
 @functools.lru_cache(maxsize=64)
@@ -203,19 +278,29 @@ def _worker_space(rules_json: str):
     return full_space(Rules.from_dict(json.loads(rules_json)))
 
 
-def compute_block(root: str, rules_json: str, k: int, rank: int) -> BlockStats:
-    """The Dask task: solve block ``(k, rank)`` of the store at ``root`` and write it there.
+def compute_blocks(root: str, rules_json: str, k: int, ranks) -> list:
+    """The Dask task: solve the blocks ``ranks`` of level ``k`` (one group) of the store at ``root``.
 
-    Reads its inputs from the store, writes atomically, so a worker killed
-    mid-task leaves no trace but a temporary file the next run removes.
+    Reads their inputs from the store and writes each block atomically, so
+    a worker killed mid-task leaves no trace but a temporary file the next
+    run removes. Returns a :class:`BlockStats` per block.
     """
     space = _worker_space(rules_json)
     store = BlockStore.open(root)
+    return _solve_and_write(space, store, k, ranks, store.read_block)
+
+
+def _solve_and_write(space, store, k: int, ranks, read) -> list:
     t0 = time.perf_counter()
-    data, games = solve_block(space, k, rank, store.read_block)
+    blocks, games = solve_blocks(space, k, ranks, read)
     secs = time.perf_counter() - t0
-    store.write_block(k, rank, data, games, secs)
-    return BlockStats(k, rank, games, secs, count_states(space, k, data))
+    total = max(int(games.sum()), 1)
+    stats = []
+    for r, data, g in zip(ranks, blocks, games):
+        share = secs * (int(g) / total if games.sum() else 1 / len(ranks))  # a group's time, split by its work
+        store.write_block(k, int(r), data, int(g), share)
+        stats.append(BlockStats(k, int(r), int(g), share, count_states(space, k, data)))
+    return stats
 
 
 # ---------------------------------------------------------------------------
@@ -271,7 +356,8 @@ def plan_memory(space) -> dict:
         blen = space.size(k) // len(space.sets[k])
         bprev = space.size(k - 1) // len(space.sets[k - 1])
         nchild = k if space.random_order else 1
-        need.append(8 * (blen + (nchild + 1) * bprev))  # the block, its inputs, one input being read
+        # a group of blocks, their inputs, one input being read
+        need.append(8 * (group_size(space, k) * (blen + nchild * bprev) + bprev))
     return {"per_level": need, "min_bytes": max(need) if need else 0}
 
 
@@ -366,29 +452,21 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
     cache = BlockCache(store, max(budget - need - _rss_bytes(), 0))
     for k in range(1, space.kmax + 1):
         todo = [r for r in block_order(space, k) if r not in done[k]]
+        groups = block_groups(space, k, todo)
         if client is not None:
-            futures = client.map(compute_block, [root] * len(todo), [rules_json] * len(todo), [k] * len(todo),
-                                 todo, pure=False)
+            futures = client.map(compute_blocks, [root] * len(groups), [rules_json] * len(groups),
+                                 [k] * len(groups), groups, pure=False)
             from distributed import as_completed
-            for fut in as_completed(futures):
-                st = fut.result()
-                games_total += st.games
-                states += st.states
-                if progress is not None:
-                    progress(k, st.games)
-                if block_done is not None:
-                    block_done(1, 0)
+            finished = (st for fut in as_completed(futures) for st in fut.result())
         else:
-            for r in todo:
-                tb = time.perf_counter()
-                data, games = solve_block(space, k, r, cache.get)
-                store.write_block(k, r, data, games, time.perf_counter() - tb)
-                games_total += games
-                states += count_states(space, k, data)
-                if progress is not None:
-                    progress(k, games)
-                if block_done is not None:
-                    block_done(1, 0)
+            finished = (st for g in groups for st in _solve_and_write(space, store, k, g, cache.get))
+        for st in finished:
+            games_total += st.games
+            states += st.states
+            if progress is not None:
+                progress(k, st.games)
+            if block_done is not None:
+                block_done(1, 0)
         cache.drop_level(k - 1)
     reads = cache.reads
     this_run = time.perf_counter() - t0

@@ -57,6 +57,27 @@ def test_blocked_equals_in_memory(tmp_path, tie, objective, order):
     assert sol.states == ref.states and sol.stage_games == ref.stage_games
 
 
+@pytest.mark.parametrize("group_bytes", [1, 20_000])
+def test_blocks_alone_or_in_groups_are_identical(tmp_path, monkeypatch, group_bytes):
+    """One block per kernel call, or a few (``points``' small blocks are grouped): the same bits."""
+    import gops_solver.blocked as blocked
+    monkeypatch.setattr(blocked, "GROUP_BYTES", group_bytes)
+    for rules in (Rules(n=6, tie="discard"), Rules(n=6, objective="win")):
+        sp = full_space(rules)
+        sizes = [(blocked.group_size(sp, k), len(sp.sets[k])) for k in range(1, 7)]
+        if group_bytes == 1:
+            assert all(g == 1 for g, _ in sizes)
+        elif rules.objective == "points":  # a level cut into a larger and a smaller group
+            assert any(1 < g < n for g, n in sizes), sizes
+        ref = solve(rules)
+        sol = solve(rules, out=tmp_path / f"{group_bytes}-{rules.objective}", memory="200MB")
+        _same_blocks(ref, sol.store)
+        assert (sol.states, sol.stage_games) == (ref.states, ref.stage_games)
+        for k in range(1, 7):  # each block's header holds its own stage games
+            assert [sol.store.read_block_meta(k, r)[1] for r in range(len(sp.sets[k]))] == \
+                set_work(sp, k).tolist()
+
+
 def test_layout_round_trip_and_whole_levels():
     rules = Rules(n=5, tie="carry", objective="win")
     ref = solve(rules)
