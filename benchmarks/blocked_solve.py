@@ -2,9 +2,9 @@
 
 Usage: python benchmarks/blocked_solve.py N TIE OBJECTIVE OUT MEMORY [--workers W]
 
-Resumes from the finished blocks when OUT already holds some. Prints one
-line per finished level (blocks, stage games, elapsed, ETA from the stage
-games left) and, at the end, the store's summary and the peak resident memory.
+Resumes from the finished blocks when OUT already holds some. Prints a
+line when a level starts and every 10 minutes (stage games, elapsed, ETA
+from the stage games left) and, at the end, the store's summary and the peak resident memory.
 """
 import json
 import resource
@@ -30,11 +30,14 @@ def main():
         state["games"] += games
         if done:
             state["start_games"] = state["games"]
-        if level != state["level"]:
+        # a line per level, and every 10 minutes inside the long ones
+        if level != state["level"] or time.time() - state.get("printed", t0) >= 600:
+            state["printed"] = time.time()
             el = time.time() - t0
             rate = (state["games"] - state["start_games"]) / el if el > 0 else 0
             eta = (total - state["games"]) / rate if rate else float("nan")
-            print(f"{time.strftime('%H:%M:%S')} level {level} started; {state['games']:,}/{total:,} stage games "
+            what = "started" if level != state["level"] else "running"
+            print(f"{time.strftime('%H:%M:%S')} level {level} {what}; {state['games']:,}/{total:,} stage games "
                   f"({100 * state['games'] / total:.1f}%), elapsed {el:.0f} s, ETA {eta / 60:.1f} min", flush=True)
             state["level"] = level
 
