@@ -7,8 +7,8 @@ import sys
 import click
 
 from . import __version__
-from .cliutil import (advance as _advance, dumps, exit_code_of, print_solve_summary, progress_bar as _progress_bar,
-                      show_warnings_as_lines)
+from .cliutil import (advance as _advance, dumps, exit_code_of, print_simulation, print_solve_summary,
+                      progress_bar as _progress_bar, show_warnings_as_lines)
 from .cards import format_card, format_cards, parse_cards
 from .cli_variants import variant_options
 from .constants import MAX_CARDS, VALUE_TOL, tol_text
@@ -580,20 +580,8 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
     finally:
         if bar:
             bar.close()
-    if as_json:
-        click.echo(dumps(res.to_dict()))
-        return
-    rows = [("margin", res.margin, res.margin_ci), ("win", res.win, res.win_ci),
-            ("draw", res.draw, res.draw_ci), ("loss", res.loss, res.loss_ci)]
-    if as_csv:
-        click.echo("n,tie,objective,a,b,games,seed," + ",".join(f"{k},{k}_lo,{k}_hi" for k, _, _ in rows))
-        click.echo(f"{rules.n},{rules.tie},{rules.objective},{res.a},{res.b},{res.games},{res.seed},"
-                   + ",".join(f"{v:.6g},{ci[0]:.6g},{ci[1]:.6g}" for _, v, ci in rows))
-        return
-    click.echo(f"rules   {rules.describe()}")
-    click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
-    for name, v, ci in rows:
-        click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
+    print_simulation(res, rules, as_json, as_csv,
+                     lead=(("n", rules.n), ("tie", rules.tie), ("objective", rules.objective)))
 
 
 from .cli_explore import explore as _explore  # noqa: E402

@@ -16,6 +16,7 @@ import click
 from .cards import format_card, format_cards, parse_cards
 from .constants import MAX_CARDS
 from .jsonout import dumps
+from .cliutil import print_simulation
 from .projection import OVERHEAD_BYTES, duration, machine_memory
 from .rules import TIEBREAKS, parse_match_score, rules_from_options, with_options
 
@@ -347,20 +348,7 @@ def _simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solut
     check_strategy(strat_b)
     sol = _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_prizes, tiebreak, quiet)
     res = simulate_variant(strat_a, strat_b, sol, games, seed)
-    if as_json:
-        click.echo(dumps(res.to_dict()))
-        return
-    rows = [("margin", res.margin, res.margin_ci), ("win", res.win, res.win_ci),
-            ("draw", res.draw, res.draw_ci), ("loss", res.loss, res.loss_ci)]
-    if as_csv:
-        click.echo("a,b,games,seed," + ",".join(f"{k},{k}_lo,{k}_hi" for k, _, _ in rows))
-        click.echo(f"{res.a},{res.b},{res.games},{res.seed},"
-                   + ",".join(f"{v:.6g},{ci[0]:.6g},{ci[1]:.6g}" for _, v, ci in rows))
-        return
-    click.echo(f"rules   {sol.rules.describe()}")
-    click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
-    for name, v, ci in rows:
-        click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
+    print_simulation(res, sol.rules, as_json, as_csv)
 
 
 _HANDLERS = {"solve": _solve, "query": _query, "info": _info, "verify": _verify, "play": _play,

@@ -85,3 +85,27 @@ def print_solve_summary(rules, sol, out, as_json, saved=None, extra=None):
     click.echo("opening      A's first bid (columns) against each first prize (rows); B's mirror is optimal too")
     for line in opening_text(first):
         click.echo(f"  {line}")
+
+
+def print_simulation(res, rules, as_json, as_csv, lead=()) -> None:
+    """Print what ``gops simulate`` measured: margin, win, draw and loss with their 95 % intervals.
+
+    ``lead`` is ``(column, value)`` pairs the CSV row starts with (the classic
+    game's rules; a variant's are in its file).
+    """
+    import click
+    if as_json:
+        click.echo(dumps(res.to_dict()))
+        return
+    rows = [("margin", res.margin, res.margin_ci), ("win", res.win, res.win_ci),
+            ("draw", res.draw, res.draw_ci), ("loss", res.loss, res.loss_ci)]
+    if as_csv:
+        head = [c for c, _ in lead] + ["a", "b", "games", "seed"]
+        cells = [str(v) for _, v in lead] + [str(res.a), str(res.b), str(res.games), str(res.seed)]
+        click.echo(",".join(head) + "," + ",".join(f"{k},{k}_lo,{k}_hi" for k, _, _ in rows))
+        click.echo(",".join(cells) + "," + ",".join(f"{v:.6g},{ci[0]:.6g},{ci[1]:.6g}" for _, v, ci in rows))
+        return
+    click.echo(f"rules   {rules.describe()}")
+    click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
+    for name, v, ci in rows:
+        click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
