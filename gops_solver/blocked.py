@@ -109,14 +109,8 @@ def split_group(space, k: int, out, count: int) -> np.ndarray:
 
 def set_major(space, k: int, R) -> np.ndarray:
     """Level ``k``'s pattern-major flat table ``R`` as blocks: shape ``(nsets, block_len)``."""
-    lay = space.layouts[k]
-    nsets = len(space.sets[k])
-    R = np.asarray(R)
-    out = np.empty((nsets, lay.size // nsets))
-    osm = lay.offset // nsets
-    for p in range(len(lay.canonical)):
-        out[:, osm[p]:osm[p + 1]] = R[lay.offset[p]:lay.offset[p + 1]].reshape(nsets, -1)
-    return out
+    # a whole level is the group of all its sets
+    return split_group(space, k, np.asarray(R), len(space.sets[k]))
 
 
 def pattern_major(space, k: int, blocks) -> np.ndarray:
@@ -294,10 +288,10 @@ def _solve_and_write(space, store, k: int, ranks, read) -> list:
     t0 = time.perf_counter()
     blocks, games = solve_blocks(space, k, ranks, read)
     secs = time.perf_counter() - t0
-    total = max(int(games.sum()), 1)
+    total = int(games.sum())
     stats = []
     for r, data, g in zip(ranks, blocks, games):
-        share = secs * (int(g) / total if games.sum() else 1 / len(ranks))  # a group's time, split by its work
+        share = secs * (int(g) / total if total else 1 / len(ranks))  # a group's time, split by its work
         store.write_block(k, int(r), data, int(g), share)
         stats.append(BlockStats(k, int(r), int(g), share, count_states(space, k, data)))
     return stats
