@@ -106,16 +106,17 @@ def block_plan_lines(rules, pr, plan) -> list:
     """``gops info``'s lines on a blocked solve: blocks, disk, memory, CPU time, and a cluster plan."""
     import os
     import shutil
-    from .projection import BLOCK_GAMES_PER_CORE_SECOND, duration
+    from .projection import block_rate, duration
     gb = 1e9
     free = shutil.disk_usage(os.getcwd()).free
     cores = os.cpu_count() or 1
-    here = pr.stage_games / BLOCK_GAMES_PER_CORE_SECOND / cores
+    here = plan.cpu_hours * 3600 / cores
     mem = max(plan.worker_bytes, int(1e9))
     lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
              f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk",
              f"               a worker needs {plan.worker_bytes / gb:.2f} GB; {plan.cpu_hours:,.1f} CPU-hours "
-             f"at {BLOCK_GAMES_PER_CORE_SECOND / 1e6:.2f} M stage games per core-second (measured, n = 13)"]
+             f"at {block_rate(5) / 1e6:.2f} (level 5) to {block_rate(9) / 1e6:.2f} (level 9) M stage games "
+             f"per core-second (measured, n = 12 and 13)"]
     if fits_here(plan, pr):
         lines.append(f"               here: about {duration(here)} on {cores} cores, with "
                      f"gops solve --cards {rules.n} --tie {rules.tie} --objective {rules.objective} "

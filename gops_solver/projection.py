@@ -196,11 +196,25 @@ def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjec
 # blocked solves (gops solve --memory / --workers): blocks, disk, workers, cluster plans
 # ---------------------------------------------------------------------------
 
-#: stage games per CPU-second of ONE core solving real blocks of the n = 13 discard/win game:
-#: levels 6-8 below one level-8 prize set (195 M stage games; 1.11 M/s at level 6, 0.76 M/s at
-#: level 7, 0.46 M/s at level 8), benchmarks/n13_blocks.py on the reference machine while other
-#: jobs loaded it (README, "Blocked solves"), so a conservative figure
-BLOCK_GAMES_PER_CORE_SECOND = 0.76e6
+#: stage games per CPU-second of ONE core solving real `win` blocks, by level k: the stage games
+#: grow with the level (k x k classes), so the rate falls. Levels 5-8: every block below one
+#: level-8 prize set of the n = 13 discard/win game (benchmarks/n13_blocks.py, 1.64, 1.11, 0.76 and
+#: 0.46 M/s, measured while other jobs loaded the machine); levels 7-9: the n = 12 discard/win
+#: solve on free cores (0.70, 0.42 and 0.26 M/s). Where both were measured, their mean.
+BLOCK_RATES = {5: 1.64e6, 6: 1.11e6, 7: 0.73e6, 8: 0.44e6, 9: 0.26e6}
+
+#: beyond level 9 the rate is extrapolated with the measured level-8 to level-9 ratio
+_RATE_STEP = 0.26 / 0.44
+
+
+def block_rate(k: int) -> float:
+    """Projected stage games per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`)."""
+    if k <= 5:
+        return BLOCK_RATES[5]
+    if k <= 9:
+        return BLOCK_RATES[k]
+    return BLOCK_RATES[9] * _RATE_STEP ** (k - 9)
+
 
 #: worker counts a cluster plan is given for
 CLUSTER_SIZES = (8, 32, 128)
@@ -220,7 +234,7 @@ class BlockPlan:
     worker_bytes : int
         Memory one worker needs: its largest block with the blocks it reads, plus overhead.
     cpu_hours : float
-        Stage games over :data:`BLOCK_GAMES_PER_CORE_SECOND`.
+        Each level's stage games over its :func:`block_rate`, summed.
     clusters : list of dict
         ``{"workers", "seconds"}``: wall time with that many one-core
         workers, each level waiting for the one below (its largest block
@@ -254,9 +268,11 @@ def plan_blocks(rules: Rules, space=None) -> BlockPlan:
     disk = sum(n * (b + block_overhead()) for n, b in zip(nsets, blen))
     work = [set_work(space, k) for k in range(space.kmax + 1)]
     games = sum(int(w.sum()) for w in work)
-    rate = BLOCK_GAMES_PER_CORE_SECOND
+    rates = [block_rate(k) for k in range(space.kmax + 1)]
     clusters = []
     for w in CLUSTER_SIZES:
-        secs = sum(max(float(x.sum()) / w, float(x.max())) / rate for x in work)
+        secs = sum(max(float(x.sum()) / w, float(x.max())) / r for x, r in zip(work, rates))
         clusters.append({"workers": w, "seconds": secs})
-    return BlockPlan(blocks, max(blen), int(sum(n * b for n, b in zip(nsets, blen)) / blocks), disk, plan_memory(space)["min_bytes"] + OVERHEAD_BYTES, games / rate / 3600, clusters)
+    core_s = sum(float(x.sum()) / r for x, r in zip(work, rates))
+    return BlockPlan(blocks, max(blen), int(sum(n * b for n, b in zip(nsets, blen)) / blocks), disk,
+                     plan_memory(space)["min_bytes"] + OVERHEAD_BYTES, core_s / 3600, clusters)

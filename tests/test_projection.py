@@ -53,3 +53,23 @@ def test_gops_info_prints_the_projection():
 def test_duration_and_evaluation_limit():
     assert duration(40) == "40 s" and duration(600) == "10 min" and duration(9000) == "2.5 h"
     assert evaluation_measured(Rules(10)) and not evaluation_measured(Rules(11))
+
+
+def test_block_plan_prices_each_level_at_its_measured_rate():
+    # README, "Blocked solves": one core ran 1.64 M stage games per second on level-5 blocks of the
+    # 13-card discard/win game and 0.26 M on level-9 blocks of the 12-card one; the stage games
+    # grow with the level, so the projected rate may only fall as k grows
+    from gops_solver.encoding import full_space
+    from gops_solver.induction import set_work
+    from gops_solver.projection import block_rate, plan_blocks
+    rates = [block_rate(k) for k in range(14)]
+    assert rates[5] == 1.64e6 and rates[9] == 0.26e6
+    assert all(a >= b > 0 for a, b in zip(rates, rates[1:]))
+    rules = Rules(7, "discard", "win")
+    sp = full_space(rules)
+    plan = plan_blocks(rules, sp)
+    work = [set_work(sp, k) for k in range(8)]
+    assert plan.cpu_hours * 3600 == pytest.approx(sum(float(w.sum()) / block_rate(k) for k, w in enumerate(work)))
+    # with more workers than blocks a level takes as long as its largest block
+    last = plan.clusters[-1]
+    assert last["seconds"] >= sum(float(w.max()) / block_rate(k) for k, w in enumerate(work)) * (1 - 1e-12)
