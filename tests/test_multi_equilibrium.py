@@ -73,6 +73,28 @@ def test_logit_matches_pygambit_reference_on_a_known_game():
     assert deviation_gain(U, s) <= 1e-6
 
 
+def test_simplicial_subdivision_settles_a_game_both_tracers_give_up(monkeypatch):
+    # 3 players n = 7 discard/points met a degenerate 4-card stage game where both logit tracers
+    # stop short and no pure profile is an equilibrium; step 3 then takes simplicial subdivision's
+    # endpoint from the uniform profile. Here the tracers are made to fail on a game without pure
+    # equilibria, and the profile must still be an equilibrium (checked by the naive oracle), found
+    # the same way twice.
+    from gops_solver.multi import equilibrium as eq
+    U = np.random.default_rng(1).normal(size=(3, 4, 4, 4)) * 3
+    assert pure_equilibria(U) == [] and eq._nearly_pure(U) == []
+
+    def give_up(*args, **kwargs):
+        raise eq.EquilibriumError("tracer stopped short")
+
+    monkeypatch.setattr(eq, "logit_equilibrium", give_up)
+    found = eq.select_equilibrium(U, backend="gambit")
+    assert found.method == "simpdiv"
+    assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
+    assert any(np.count_nonzero(p) > 1 for p in found.strategies)  # mixed: no pure profile qualifies
+    again = eq.select_equilibrium(U, backend="gambit")
+    assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
+
+
 def test_deviation_gain_detects_a_non_equilibrium():
     U = np.zeros((3, 2, 2, 2))
     U[0, 1] = 1.0  # player 0 always prefers card index 1

@@ -24,7 +24,12 @@ the stage game of the *canonical* state (players in canonical order, see
    order of ``(b_0, ..., b_{m-1})`` (lowest cards first, player 0 most
    significant); if no pure profile is an equilibrium to ``PURE_TOL``, the
    pure profile with the smallest deviation gain (the first among equals),
-   provided that gain is at most ``DEVIATION_TOL``.
+   provided that gain is at most ``DEVIATION_TOL``; failing that, the
+   equilibrium that simplicial subdivision (van der Laan & Talman 1979,
+   Math. Programming 17:74-84; pygambit's ``simpdiv_solve``) reaches from
+   the uniform profile, polished on its supports. Simplicial subdivision
+   always converges and its path from a given start is fixed, so this step
+   is reproducible too.
 4. Whichever step chose it, the profile is accepted only if no player gains more than
    ``DEVIATION_TOL`` (1e-6) by a pure deviation; otherwise
    :class:`EquilibriumError` is raised, never a silent approximation.
@@ -38,7 +43,7 @@ from .constants import DEVIATION_TOL, PURE_TOL
 from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium
 
 __all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
-           "select_equilibrium", "logit_equilibrium", "polish", "pure_payoffs"]
+           "select_equilibrium", "logit_equilibrium", "simpdiv_equilibrium", "polish", "pure_payoffs"]
 
 
 class EquilibriumError(RuntimeError):
@@ -57,7 +62,7 @@ class StageEquilibrium:
     gain : float
         Largest gain of any player by a pure deviation (<= DEVIATION_TOL).
     method : str
-        ``"pure"`` (unique pure equilibrium), ``"logit"`` or ``"first-pure"``.
+        ``"pure"`` (unique pure equilibrium), ``"logit"``, ``"first-pure"`` or ``"simpdiv"``.
     """
 
     __slots__ = ("strategies", "values", "gain", "method")
@@ -212,6 +217,39 @@ def logit_equilibrium(U, maxregret=1e-8) -> list:
                            f"and it has no pure equilibrium")
 
 
+def simpdiv_equilibrium(U) -> list:
+    """Step 3's last resort: simplicial subdivision from the uniform profile, polished and certified.
+
+    Reached only where both logit tracers stop short and no pure profile is
+    an equilibrium to ``DEVIATION_TOL`` (a degenerate stage game: seen at
+    3 players n = 7).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One mixed strategy per player, with deviation gain at most ``DEVIATION_TOL``.
+
+    Raises
+    ------
+    EquilibriumError
+        If the endpoint cannot be certified to ``DEVIATION_TOL``.
+    """
+    m, k = U.shape[0], U.shape[1]
+    gbt = _gambit()
+    game = _strategic_game(gbt, U)
+    res = gbt.nash.simpdiv_solve(game.mixed_strategy_profile(rational=True), maxregret=gbt.Rational(1, 10**9))
+    strategies = _read_profile(game, res.equilibrium, [np.full(k, 1.0 / k) for _ in range(m)], list(range(m)))
+    if deviation_gain(U, strategies) <= DEVIATION_TOL:
+        return strategies
+    for support_tol in _SUPPORT_TOLS:
+        polished = polish(U, strategies, support_tol)
+        if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
+            return polished
+    raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: the logit tracers stop "
+                           f"short, no pure profile is an equilibrium and simplicial subdivision's endpoint gains "
+                           f"{deviation_gain(U, strategies):.3g} by deviating")
+
+
 def polish(U, strategies, support_tol=1e-6, iters=30):
     """Newton's method on the equal-payoff conditions of an approximate equilibrium's supports.
 
@@ -334,10 +372,12 @@ def _select_gambit(U) -> StageEquilibrium:
                 # the continuation values carry the 1e-8 regrets of the stages
                 # below, so a pure profile can be an equilibrium to 1e-6 but not 1e-9
                 pure = _nearly_pure(U)
-                if not pure:
-                    raise
-            strategies = [np.eye(k)[b] for b in pure[0]]
-            method = "first-pure"
+            if pure:
+                strategies = [np.eye(k)[b] for b in pure[0]]
+                method = "first-pure"
+            else:
+                strategies = simpdiv_equilibrium(U)
+                method = "simpdiv"
     values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
     gain = deviation_gain(U, strategies)
     if not gain <= DEVIATION_TOL:
