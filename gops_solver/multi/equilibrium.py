@@ -205,16 +205,28 @@ def logit_equilibrium(U, maxregret=1e-8) -> list:
         res = gbt.nash.logit_solve(game, maxregret=max(maxregret, target))
         eq = res.equilibrium if hasattr(res, "equilibrium") else (res.equilibria[0] if res.equilibria else None)
         if eq is not None:
-            strategies = _read_profile(game, eq, out, active)
-            if deviation_gain(U, strategies) <= DEVIATION_TOL:
-                return strategies
-            for support_tol in _SUPPORT_TOLS:
-                polished = polish(U, strategies, support_tol)
-                if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
-                    return polished
+            certified = _certified(U, _read_profile(game, eq, out, active))
+            if certified is not None:
+                return certified
     raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: both logit tracers "
                            f"stop short of the limit (pygambit: {getattr(res, 'reason', 'no reason given')}) "
                            f"and it has no pure equilibrium")
+
+
+def _certified(U, strategies):
+    """``strategies`` if no pure deviation gains more than ``DEVIATION_TOL``, else its first such polish, else None.
+
+    A tracer's endpoint is accurate only to its regret target; polishing on
+    the supports (looser support thresholds in turn) recovers the exact
+    equilibrium it approximates.
+    """
+    if deviation_gain(U, strategies) <= DEVIATION_TOL:
+        return strategies
+    for support_tol in _SUPPORT_TOLS:
+        polished = polish(U, strategies, support_tol)
+        if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
+            return polished
+    return None
 
 
 def simpdiv_equilibrium(U) -> list:
@@ -239,12 +251,9 @@ def simpdiv_equilibrium(U) -> list:
     game = _strategic_game(gbt, U)
     res = gbt.nash.simpdiv_solve(game.mixed_strategy_profile(rational=True), maxregret=gbt.Rational(1, 10**9))
     strategies = _read_profile(game, res.equilibrium, [np.full(k, 1.0 / k) for _ in range(m)], list(range(m)))
-    if deviation_gain(U, strategies) <= DEVIATION_TOL:
-        return strategies
-    for support_tol in _SUPPORT_TOLS:
-        polished = polish(U, strategies, support_tol)
-        if polished is not None and deviation_gain(U, polished) <= DEVIATION_TOL:
-            return polished
+    certified = _certified(U, strategies)
+    if certified is not None:
+        return certified
     raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: the logit tracers stop "
                            f"short, no pure profile is an equilibrium and simplicial subdivision's endpoint gains "
                            f"{deviation_gain(U, strategies):.3g} by deviating")
