@@ -316,3 +316,23 @@ def test_kernels_as_plain_python(kw):
     sol = solve(rules)
     assert sol.value == pytest.approx(naive_game(rules).start(), abs=TOL)
     assert sol.verify().ok
+
+
+@pytest.mark.parametrize("kw", [dict(n=6, bid_cards=2, objective="win", tie="carry"),
+                                dict(n=5, open_prizes=2, objective="points", tie="discard")])
+def test_failed_slots_are_redone_with_highs(kw):
+    # the kernel leaves a slot NaN when a stage game fails its certificate; the
+    # redo must restore exactly the slots that should hold a value, and no other
+    from gops_solver.variants.solution import _redo_failed
+    sol = solve(Rules(**kw))
+    sp = sol.space
+    rng = np.random.default_rng(3)
+    for t in range(sp.R):
+        table = sol.tables[t]
+        filled = np.flatnonzero(~np.isnan(table))
+        hit = rng.choice(filled, size=min(25, filled.size), replace=False)
+        broken = table.copy()
+        broken.reshape(-1)[hit] = np.nan
+        games = _redo_failed(sp, t, sol.tables[t + 1], broken)
+        assert games >= 1
+        np.testing.assert_allclose(broken, table, atol=TOL, equal_nan=True)

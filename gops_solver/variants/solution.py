@@ -403,7 +403,7 @@ def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, t
         else:
             fails, n_solved = level_kernel(H, P, D, K, tables[t + 1], out_t)
             if fails:
-                raise StageSolveError(f"{fails} stage games of level {t} failed; solve with stage_solver='highs'")
+                n_solved += _redo_failed(sp, t, tables[t + 1], out_t)
         tables[t] = out_t
         games += sp.stage_games(t)
         solves += int(n_solved)
@@ -440,6 +440,36 @@ def slot_value(sp, t, p, d, vnext, game_value):
             v = game_value(q)
         acc += P.rev_prob[r] * v
     return acc
+
+
+def _redo_failed(sp, t, vnext, out):
+    """Re-solve with HiGHS the slots of level ``t`` that the jitted kernel left NaN.
+
+    The kernel leaves a slot NaN when one of its stage games could not be
+    certified (a few nearly degenerate games in a hundred million); every
+    reachable slot left NaN is recomputed. Returns the stage games solved.
+    """
+    C, npre, nd = out.shape
+    H, P, D = sp.hand_levels[t], sp.prizes.levels[t], sp.diff_levels[t]
+    d = np.arange(nd) - sp.lim[t]
+    if sp.win:
+        ad = np.abs(d)[None, :]
+        par = D.pre_par[:, None]
+        need = (ad <= D.pre_reach[:, None]) & ((par < 0) | ((d[None, :] - par) % 2 == 0))  # reachable
+    else:
+        need = np.ones((npre, nd), dtype=bool)
+    count = [0]
+    for c, p, di in zip(*np.nonzero(np.isnan(out) & need[None])):
+        dd = int(d[di])
+
+        def game_value(q, c=c, dd=dd):
+            count[0] += 1
+            M = _matrix(H, P, vnext, sp.lim[t + 1], sp.win, c, q, dd)
+            return solve_matrix_game(M, backend="highs").value
+        out[c, p, di] = slot_value(sp, t, int(p), dd, vnext, game_value)
+        if np.isnan(out[c, p, di]):
+            raise StageSolveError(f"a stage game of level {t} failed under both solvers (class {c}, diff {dd})")
+    return count[0]
 
 
 def _level_highs(sp, t, vnext, out):
