@@ -11,7 +11,8 @@ import pytest
 from gops_solver import Rules
 from gops_solver.multi.equilibrium import deviation_gain, pure_equilibria, select_equilibrium
 from gops_solver.multi.induction import Induction
-from gops_solver.multi.kernel import KERNEL_OK, KERNEL_PURE, make_work, stage_equilibrium
+from gops_solver.multi.kernel import (KERNEL_OK, KERNEL_PURE, _lu, _lu_solve, _pair_payoffs, _residual, make_work,
+                                      payoffs_against, stage_equilibrium)
 from gops_solver.multi.levels import LevelInduction
 
 
@@ -23,7 +24,7 @@ def _kernel(U):
     return status, count, first, gain, [out[i] for i in range(m)]
 
 
-@pytest.mark.parametrize("m,k", [(3, 3), (4, 2), (3, 4)])
+@pytest.mark.parametrize("m,k", [(3, 3), (4, 2), (3, 4), (4, 3)])
 def test_kernel_matches_pygambit_on_generic_games(m, k):
     # continuous random payoffs: generic games, where the logit branch is
     # regular and its limit unique, so both tracers must land on the same profile
@@ -44,6 +45,64 @@ def test_kernel_matches_pygambit_on_generic_games(m, k):
             assert np.allclose(a, b, atol=1e-5)
         compared += 1
     assert compared >= 2
+
+
+@pytest.mark.nojit
+def test_lu_factor_and_solve_match_numpy():
+    # one factorisation, several right-hand sides; a singular matrix is refused
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 16):
+        A = rng.normal(size=(n, n))
+        LU = A.copy()
+        piv = np.empty(n, dtype=np.int64)
+        assert _lu(LU, piv, n)
+        for _ in range(3):
+            b = rng.normal(size=n)
+            x = b.copy()
+            _lu_solve(LU, piv, x, n)
+            assert np.allclose(x, np.linalg.solve(A, b), rtol=1e-10, atol=1e-10)
+    S = rng.normal(size=(4, 4))
+    S[3] = S[0] + S[1]
+    assert not _lu(S, np.empty(4, dtype=np.int64), 4)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("m,k", [(3, 4), (4, 3), (3, 2)])
+def test_payoffs_and_jacobian(m, k):
+    # the axis-by-axis averages against tensordot, the Jacobian against finite differences
+    rng = np.random.default_rng(m * 10 + k)
+    U = rng.normal(size=(m,) + (k,) * m)
+    flat = np.ascontiguousarray(U.reshape(m, -1))
+    p = rng.random((m, k))
+    p /= p.sum(axis=1, keepdims=True)
+    wk = make_work(m, k)
+
+    def average(i, keep):
+        t = U[i]
+        for j in reversed(range(m)):
+            if j not in (i, keep):
+                t = np.tensordot(t, p[j], axes=([j], [0]))
+        return t
+
+    payoffs_against(flat, p, m, k, wk)
+    for i in range(m):
+        assert np.allclose(wk.u[i], average(i, -1), atol=1e-12)
+    _pair_payoffs(flat, p, m, k, wk)
+    for i in range(m):
+        assert np.allclose(wk.u[i], average(i, -1), atol=1e-12)
+        for j in range(m):
+            if j != i:
+                assert np.allclose(wk.w[i, j], average(i, j) if i < j else average(i, j).T, atol=1e-12)
+    N = m * k
+    z = np.append(np.log(p).ravel(), 0.7)
+    A = np.zeros((N + 1, N + 1))
+    _residual(flat, z, m, k, wk, A)
+    F0 = wk.F[:N].copy()
+    for c in range(N + 1):
+        e = z.copy()
+        e[c] += 1e-7
+        _residual(flat, e, m, k, wk, A[:0])
+        assert np.allclose((wk.F[:N] - F0) / 1e-7, A[:N, c], atol=1e-5)
 
 
 @pytest.mark.nojit

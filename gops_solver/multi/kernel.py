@@ -18,6 +18,11 @@ Strategies are rows of a ``(m, k)`` array. The branch is traced in
 logit equations are, per player ``i``,
 ``x_i(a) - x_i(0) - lambda (u_i(a) - u_i(0)) = 0`` for ``a >= 1`` and
 ``sum_a exp(x_i(a)) = 1``.
+
+Cost: expected payoffs average the payoff tensor over one player's mix at a
+time (``k ** m`` products per averaged axis), and each corrector iterate's
+Jacobian is factorised once (LU), the factors at the converged iterate
+giving the tangent there as well.
 """
 
 from __future__ import annotations
@@ -64,62 +69,131 @@ class KernelWork(NamedTuple):
         Mixed profile and each card's expected payoff against it.
     w : float64 (m, m, k, k)
         ``w[i, j, a, c]``: player i's payoff from card a when j bids c (others mixed).
-    z, zp, tan, tnew, dz : float64 (N + 1,)
-        Point on the branch, predictor, tangent, new tangent, Newton step.
+    bufa, bufb : float64 (k ** (m - 1),)
+        Partial contractions of a payoff tensor.
+    z, zp, y : float64 (N + 1,)
+        Point on the branch, predictor, corrector iterate.
+    tan, tnew : float64 (N + 1,)
+        Tangent at ``z``, tangent at ``y``.
     F : float64 (N + 1,)
         Residual.
     A : float64 (N + 1, N + 1)
-        Augmented Jacobian (factorised in place).
-    digits : int64 (k ** m, m)
-        ``digits[t, j]``: player j's card index in profile t.
-    pv : float64 (m,)
-        Scratch: the profile's probabilities.
+        Augmented Jacobian (LU-factorised in place).
+    piv : int64 (N + 1,)
+        Its row interchanges.
     """
 
     strides: np.ndarray
-    digits: np.ndarray
-    pv: np.ndarray
     p: np.ndarray
     u: np.ndarray
     w: np.ndarray
+    bufa: np.ndarray
+    bufb: np.ndarray
     z: np.ndarray
     zp: np.ndarray
+    y: np.ndarray
     tan: np.ndarray
     tnew: np.ndarray
-    dz: np.ndarray
     F: np.ndarray
     A: np.ndarray
+    piv: np.ndarray
 
 
-def make_work(m: int, k: int) -> KernelWork:
+@njit(cache=True)
+def make_work(m, k):
     """Scratch space for ``m``-player games with ``k`` cards each."""
     N = m * k
-    strides = np.array([k ** (m - 1 - j) for j in range(m)], dtype=np.int64)
-    digits = (np.arange(k ** m, dtype=np.int64)[:, None] // strides[None, :]) % k
-    return KernelWork(strides, np.ascontiguousarray(digits), np.empty(m),
-                      np.empty((m, k)), np.empty((m, k)), np.empty((m, m, k, k)),
+    strides = np.empty(m, dtype=np.int64)
+    for j in range(m):
+        strides[j] = k ** (m - 1 - j)
+    return KernelWork(strides, np.empty((m, k)), np.empty((m, k)), np.empty((m, m, k, k)),
+                      np.empty(k ** (m - 1)), np.empty(k ** (m - 1)),
                       np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1),
-                      np.empty(N + 1), np.empty((N + 1, N + 1)))
+                      np.empty(N + 1), np.empty((N + 1, N + 1)), np.empty(N + 1, dtype=np.int64))
 
 
 @njit(cache=True)
-def payoffs_against(U, p, m, k, digits, u):
-    """``u[i, a]``: player i's expected payoff from card a against the others' mixes ``p``."""
-    u[:, :] = 0.0
-    for t in range(U.shape[1]):
-        for i in range(m):
-            prod = 1.0
-            for j in range(m):
-                if j != i:
-                    prod *= p[j, digits[t, j]]
-            if prod != 0.0:
-                u[i, digits[t, i]] += U[i, t] * prod
+def _contract(src, size, k, stride, q, dst):
+    """``dst``: the first ``size`` entries of ``src`` (C order) summed along the axis of ``stride``, weighted by ``q``."""
+    block = k * stride
+    for o in range(size // block):
+        base = o * block
+        out = o * stride
+        if stride == 1:
+            s = 0.0
+            for d in range(k):
+                s += q[d] * src[base + d]
+            dst[out] = s
+        else:
+            q0 = q[0]
+            for r in range(stride):
+                dst[out + r] = q0 * src[base + r]
+            for d in range(1, k):
+                qd = q[d]
+                b = base + d * stride
+                for r in range(stride):
+                    dst[out + r] += qd * src[b + r]
 
 
 @njit(cache=True)
-def deviation_gain_k(U, p, m, k, digits, u):
-    """Largest gain of a pure deviation from ``p`` (fills ``u``)."""
-    payoffs_against(U, p, m, k, digits, u)
+def _marginal(U, i, keep, p, m, k, wk):
+    """Player i's payoffs with every player but i and ``keep`` (-1: none) averaged over their mix.
+
+    One axis at a time (highest first, so the kept axes' strides are known):
+    ``k ** m`` products per contracted axis, not ``k ** m * m``. Returns the
+    ``k`` (or ``k * k``, axes in player order) entries at the start of an array.
+    """
+    src = U[i]
+    size = U.shape[1]
+    flip = False
+    for l in range(m - 1, -1, -1):
+        if l == i or l == keep:
+            continue
+        stride = 1
+        if i > l:
+            stride *= k
+        if keep > l:
+            stride *= k
+        dst = wk.bufb if flip else wk.bufa
+        _contract(src, size, k, stride, p[l], dst)
+        src = dst
+        size //= k
+        flip = not flip
+    return src
+
+
+@njit(cache=True)
+def payoffs_against(U, p, m, k, wk):
+    """``wk.u[i, a]``: player i's expected payoff from card a against the others' mixes ``p``."""
+    for i in range(m):
+        r = _marginal(U, i, -1, p, m, k, wk)
+        for a in range(k):
+            wk.u[i, a] = r[a]
+
+
+@njit(cache=True)
+def _pair_payoffs(U, p, m, k, wk):
+    """``wk.w[i, j, a, c]`` for i != j: i's payoff with own card a and j's card c, the rest mixed; and ``wk.u``."""
+    w = wk.w
+    for i in range(m):
+        for j in range(m):
+            if j == i:
+                continue
+            r = _marginal(U, i, j, p, m, k, wk)
+            for a in range(k):
+                for c in range(k):
+                    w[i, j, a, c] = r[a * k + c] if i < j else r[c * k + a]
+        j = 1 if i == 0 else 0
+        for a in range(k):
+            s = 0.0
+            for c in range(k):
+                s += w[i, j, a, c] * p[j, c]
+            wk.u[i, a] = s
+
+
+@njit(cache=True)
+def _gain(p, u, m, k):
+    """Largest gain of a pure deviation from ``p`` given each card's payoff ``u``."""
     gain = 0.0
     for i in range(m):
         top = u[i, 0]
@@ -132,9 +206,16 @@ def deviation_gain_k(U, p, m, k, digits, u):
 
 
 @njit(cache=True)
+def deviation_gain_k(U, p, m, k, wk):
+    """Largest gain of a pure deviation from ``p`` (fills ``wk.u``)."""
+    payoffs_against(U, p, m, k, wk)
+    return _gain(p, wk.u, m, k)
+
+
+@njit(cache=True)
 def profile_values(U, p, m, k, wk):
     """Each player's expected payoff under the profile ``p``, shape (m,)."""
-    payoffs_against(U, p, m, k, wk.digits, wk.u)
+    payoffs_against(U, p, m, k, wk)
     out = np.zeros(m)
     for i in range(m):
         for a in range(k):
@@ -143,30 +224,10 @@ def profile_values(U, p, m, k, wk):
 
 
 @njit(cache=True)
-def _pair_payoffs(U, p, m, k, digits, w):
-    """``w[i, j, a, c]`` for i != j: i's payoff with own card a and j's card c, the rest mixed."""
-    w[:, :, :, :] = 0.0
-    for t in range(U.shape[1]):
-        for i in range(m):
-            a = digits[t, i]
-            x = U[i, t]
-            if x == 0.0:
-                continue
-            for j in range(m):
-                if j == i:
-                    continue
-                prod = x
-                for l in range(m):
-                    if l != i and l != j:
-                        prod *= p[l, digits[t, l]]
-                w[i, j, a, digits[t, j]] += prod
+def _lu(A, piv, n):
+    """LU factorisation with partial pivoting of ``A[:n, :n]``, in place (``P A = L U``, unit ``L``).
 
-
-@njit(cache=True)
-def _solve(A, b, n):
-    """Solve ``A x = b`` (first n rows/cols) in place by Gaussian elimination with partial pivoting.
-
-    ``b`` is overwritten with ``x``; ``A`` is destroyed. Returns False when
+    ``piv[c]``: the row swapped with row c at column c. Returns False when
     a pivot is (numerically) zero.
     """
     scale = 0.0
@@ -176,43 +237,64 @@ def _solve(A, b, n):
     if scale == 0.0:
         return False
     for c in range(n):
-        piv = c
+        pr = c
         big = abs(A[c, c])
         for r in range(c + 1, n):
             if abs(A[r, c]) > big:
                 big = abs(A[r, c])
-                piv = r
+                pr = r
+        piv[c] = pr
         if big <= 1e-14 * scale:
             return False
-        if piv != c:
+        if pr != c:
             for q in range(n):
-                A[c, q], A[piv, q] = A[piv, q], A[c, q]
-            b[c], b[piv] = b[piv], b[c]
+                A[c, q], A[pr, q] = A[pr, q], A[c, q]
         inv = 1.0 / A[c, c]
         for r in range(c + 1, n):
             f = A[r, c] * inv
+            A[r, c] = f
             if f != 0.0:
-                for q in range(c, n):
+                for q in range(c + 1, n):
                     A[r, q] -= f * A[c, q]
-                b[r] -= f * b[c]
+    return True
+
+
+@njit(cache=True)
+def _lu_solve(A, piv, b, n):
+    """Solve ``A x = b`` with the factors of :func:`_lu`; ``b`` is overwritten with ``x``."""
+    for c in range(n):
+        pr = piv[c]
+        if pr != c:
+            b[c], b[pr] = b[pr], b[c]
+    for r in range(1, n):
+        s = b[r]
+        for q in range(r):
+            s -= A[r, q] * b[q]
+        b[r] = s
     for c in range(n - 1, -1, -1):
         s = b[c]
         for q in range(c + 1, n):
             s -= A[c, q] * b[q]
         b[c] = s / A[c, c]
-    return True
 
 
 @njit(cache=True)
-def _residual_jacobian(U, z, m, k, wk, with_jacobian):
-    """Logit equations at ``z`` into ``wk.F[:N]``; their Jacobian into ``wk.A[:N, :N+1]``."""
+def _residual(U, z, m, k, wk, A):
+    """Logit equations at ``z`` into ``wk.F[:N]`` (``wk.p``, ``wk.u`` at ``z``); their Jacobian into ``A[:N]``.
+
+    ``A`` of size 0 skips the Jacobian.
+    """
     N = m * k
     lam = z[N]
     p, u = wk.p, wk.u
     for i in range(m):
         for a in range(k):
             p[i, a] = np.exp(z[i * k + a])
-    payoffs_against(U, p, m, k, wk.digits, u)
+    jacobian = A.shape[0] > 0
+    if jacobian:
+        _pair_payoffs(U, p, m, k, wk)
+    else:
+        payoffs_against(U, p, m, k, wk)
     for i in range(m):
         s = 0.0
         for a in range(k):
@@ -220,10 +302,8 @@ def _residual_jacobian(U, z, m, k, wk, with_jacobian):
         wk.F[i * k] = s - 1.0
         for a in range(1, k):
             wk.F[i * k + a] = z[i * k + a] - z[i * k] - lam * (u[i, a] - u[i, 0])
-    if not with_jacobian:
+    if not jacobian:
         return
-    _pair_payoffs(U, p, m, k, wk.digits, wk.w)
-    A = wk.A
     for r in range(N):
         for c in range(N + 1):
             A[r, c] = 0.0
@@ -244,32 +324,68 @@ def _residual_jacobian(U, z, m, k, wk, with_jacobian):
 
 
 @njit(cache=True)
-def _tangent(U, z, prev, m, k, wk, out):
-    """Unit tangent of the branch at ``z``, oriented along ``prev`` (False if singular)."""
+def _step(U, m, k, wk, h):
+    """Newton corrector from the predictor ``wk.zp`` back onto the branch (into ``wk.y``), then the tangent there.
+
+    The iterates stay on the hyperplane through the predictor normal to
+    ``wk.tan``. The Jacobian at the last iterate, bordered by ``wk.tan``, is
+    the matrix of the tangent too, so one factorisation serves both.
+
+    Returns
+    -------
+    ok : bool
+        The corrector converged and the Jacobian at ``wk.y`` is regular; the
+        unit tangent there is in ``wk.tnew``, ``wk.p`` and ``wk.u`` are at ``wk.y``.
+    iters : int
+        Newton steps taken.
+    """
     N = m * k
-    _residual_jacobian(U, z, m, k, wk, True)
+    y, zp, tan, F = wk.y, wk.zp, wk.tan, wk.F
+    A, piv = wk.A, wk.piv
     for c in range(N + 1):
-        wk.A[N, c] = prev[c]
+        y[c] = zp[c]
+    for it in range(_NEWTON_ITERS + 1):
+        _residual(U, y, m, k, wk, A)
+        res = 0.0
+        for r in range(N):
+            res = max(res, abs(F[r]))
+        proj = 0.0
+        for c in range(N + 1):
+            A[N, c] = tan[c]
+            proj += tan[c] * (y[c] - zp[c])
+        if not _lu(A, piv, N + 1):
+            return False, it
+        if res <= _NEWTON_TOL * max(1.0, abs(y[N])) and it > 0:
+            break
+        if it == _NEWTON_ITERS:
+            return False, it
+        for r in range(N):
+            F[r] = -F[r]
+        F[N] = -proj
+        _lu_solve(A, piv, F, N + 1)
+        step = 0.0
+        for c in range(N + 1):
+            y[c] += F[c]
+            step = max(step, abs(F[c]))
+        if not np.isfinite(step) or step > h:
+            return False, it + 1
+    _unit_tangent(A, piv, N, wk.tnew)
+    return True, it
+
+
+@njit(cache=True)
+def _unit_tangent(A, piv, N, out):
+    """Unit solution of ``B t = e_N`` for the factorised ``B`` (the Jacobian bordered by the previous tangent)."""
+    for c in range(N + 1):
         out[c] = 0.0
     out[N] = 1.0
-    if not _solve(wk.A, out, N + 1):
-        return False
+    _lu_solve(A, piv, out, N + 1)
     norm = 0.0
     for c in range(N + 1):
         norm += out[c] * out[c]
     norm = np.sqrt(norm)
     for c in range(N + 1):
         out[c] /= norm
-    return True
-
-
-@njit(cache=True)
-def _regret(U, z, m, k, wk):
-    """Deviation gain of the profile ``exp(z)`` (left in ``wk.p``)."""
-    for i in range(m):
-        for a in range(k):
-            wk.p[i, a] = np.exp(z[i * k + a])
-    return deviation_gain_k(U, wk.p, m, k, wk.digits, wk.u)
 
 
 @njit(cache=True)
@@ -299,74 +415,47 @@ def trace_logit(U, m, k, wk):
             lo = min(lo, U[i, t])
             hi = max(hi, U[i, t])
     target = _REGRET_TARGET * (hi - lo)
-    z, zp, tan, tnew, dz = wk.z, wk.zp, wk.tan, wk.tnew, wk.dz
+    z, zp, y, tan, tnew, A = wk.z, wk.zp, wk.y, wk.tan, wk.tnew, wk.A
     for c in range(N):
         z[c] = -np.log(k)
         tan[c] = 0.0
     z[N] = 0.0
     tan[N] = 1.0
-    if _regret(U, z, m, k, wk) <= target:
+    _residual(U, z, m, k, wk, A)
+    if _gain(wk.p, wk.u, m, k) <= target:
         return 0
-    if not _tangent(U, z, tan, m, k, wk, tnew):
-        return -4
     for c in range(N + 1):
-        tan[c] = tnew[c]
+        A[N, c] = tan[c]
+    if not _lu(A, wk.piv, N + 1):
+        return -4
+    _unit_tangent(A, wk.piv, N, tan)
     h = 0.1
     for step_no in range(_MAX_STEPS):
         if h < _H_MIN:
             # at lambda ~ 1e6 rounding can stall the corrector just short of the
             # target; an endpoint within _STALL_FACTOR of it goes on to the polish
-            if _regret(U, z, m, k, wk) <= _STALL_FACTOR * target:
+            _residual(U, z, m, k, wk, A[:0])
+            if _gain(wk.p, wk.u, m, k) <= _STALL_FACTOR * target:
                 _normalise(wk.p, m, k)
                 return step_no
             return -1
         for c in range(N + 1):
             zp[c] = z[c] + h * tan[c]
-            dz[c] = zp[c]
-        ok = False
-        iters = 0  # Newton steps taken
-        for it in range(_NEWTON_ITERS + 1):
-            _residual_jacobian(U, dz, m, k, wk, True)
-            res = 0.0
-            for r in range(N):
-                res = max(res, abs(wk.F[r]))
-            proj = 0.0
-            for c in range(N + 1):
-                wk.A[N, c] = tan[c]
-                proj += tan[c] * (dz[c] - zp[c])
-            wk.F[N] = proj
-            if res <= _NEWTON_TOL * max(1.0, abs(dz[N])) and it > 0:
-                ok = True
-                break
-            if it == _NEWTON_ITERS:
-                break
-            for c in range(N + 1):
-                wk.F[c] = -wk.F[c]
-            if not _solve(wk.A, wk.F, N + 1):
-                break
-            iters += 1
-            step = 0.0
-            for c in range(N + 1):
-                dz[c] += wk.F[c]
-                step = max(step, abs(wk.F[c]))
-            if not np.isfinite(step) or step > h:
-                break
-        if ok and _tangent(U, dz, tan, m, k, wk, tnew):
+        ok, iters = _step(U, m, k, wk, h)
+        if ok:
             cos = 0.0
             for c in range(N + 1):
                 cos += tnew[c] * tan[c]
             ok = cos >= _MIN_COS
-        else:
-            ok = False
         if not ok:
             h *= 0.5
             continue
         for c in range(N + 1):
-            z[c] = dz[c]
+            z[c] = y[c]
             tan[c] = tnew[c]
         if z[N] < 0.0:
             return -3
-        if _regret(U, z, m, k, wk) <= target:
+        if _gain(wk.p, wk.u, m, k) <= target:  # wk.p, wk.u are at y
             _normalise(wk.p, m, k)
             return step_no + 1
         if iters <= 2:
@@ -396,9 +485,9 @@ def polish_support(U, p, m, k, support_tol, wk, out):
                 idx[i, a] = -1
     A = np.empty((n, n))
     b = np.empty(n)
+    piv = np.empty(n, dtype=np.int64)
     for _ in range(30):
-        payoffs_against(U, out, m, k, wk.digits, wk.u)
-        _pair_payoffs(U, out, m, k, wk.digits, wk.w)
+        _pair_payoffs(U, out, m, k, wk)
         A[:, :] = 0.0
         res = 0.0
         r = 0
@@ -427,8 +516,9 @@ def polish_support(U, p, m, k, support_tol, wk, out):
                 r += 1
         if res <= 1e-14:
             break
-        if not _solve(A, b, n):
+        if not _lu(A, piv, n):
             return False
+        _lu_solve(A, piv, b, n)
         for i in range(m):
             for a in range(k):
                 if idx[i, a] >= 0:
@@ -472,7 +562,6 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
     """
     K = U.shape[1]
     strides = wk.strides
-    digits = wk.digits
     count = 0
     first = -1
     for t in range(K):
@@ -494,11 +583,11 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
         out[:, :] = 0.0
         for i in range(m):
             out[i, (first // strides[i]) % k] = 1.0
-        return KERNEL_PURE, count, first, deviation_gain_k(U, out, m, k, digits, wk.u)
+        return KERNEL_PURE, count, first, deviation_gain_k(U, out, m, k, wk)
     if trace_logit(U, m, k, wk) < 0:
         return KERNEL_FAILED, count, first, np.inf
     traced = wk.p.copy()
-    gain = deviation_gain_k(U, traced, m, k, digits, wk.u)
+    gain = deviation_gain_k(U, traced, m, k, wk)
     for i in range(m):
         for a in range(k):
             out[i, a] = traced[i, a]
@@ -507,7 +596,7 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
     polished = np.empty((m, k))
     for support_tol in (1e-6, 1e-4):
         if polish_support(U, traced, m, k, support_tol, wk, polished):
-            g = deviation_gain_k(U, polished, m, k, digits, wk.u)
+            g = deviation_gain_k(U, polished, m, k, wk)
             if g < gain:
                 gain = g
                 for i in range(m):

@@ -17,7 +17,7 @@ from numba import njit, prange
 
 from ..stage import STAGE_OK, solve_stage, stage_work_size
 from .constants import DEVIATION_TOL, PURE_TOL
-from .kernel import KERNEL_FAILED, KernelWork, profile_values, stage_equilibrium
+from .kernel import KERNEL_FAILED, make_work, profile_values, stage_equilibrium
 
 __all__ = ["LevelTables", "PrevLevel", "LevelOut", "build_stage", "solve_level", "FLAG_SECURITY", "FLAG_EQUILIBRIUM"]
 
@@ -168,13 +168,7 @@ def _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, out, ch, n_chunk
     x = np.empty(k)
     y = np.empty(cols)
     work = np.empty(stage_work_size(k, cols))
-    N = m * k
-    strides = np.empty(m, dtype=np.int64)
-    for j in range(m):
-        strides[j] = k ** (m - 1 - j)
-    wk = KernelWork(strides, tab.digits, np.empty(m), np.empty((m, k)), np.empty((m, k)),
-                    np.empty((m, m, k, k)), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1),
-                    np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty((N + 1, N + 1)))
+    wk = make_work(m, k)
     prof = np.empty((m, k))
     for q in range(ch, total, n_chunks):
         P = q // S_count
