@@ -20,9 +20,11 @@ from .cliutil import print_simulation
 from .projection import OVERHEAD_BYTES, duration, machine_memory
 from .rules import TIEBREAKS, parse_match_score, rules_from_options, with_options
 
-#: stage-game cells per second of the variant kernel on 2 cores: the points floors (two-card n = 10,
-#: open prizes n = 9) ran at 1.3e7 to 2.4e7 cells per CPU second (benchmarks/variants.py, shared machine)
-CELLS_PER_SECOND = 3.4e7
+#: stage-game cells per second of the variant kernel on 2 cores (benchmarks/variants.py). Under
+#: points the floors (two-card n = 10, open prizes n = 9) ran at 1.3e7 to 2.4e7 cells per CPU second
+#: (shared machine); under win, where consecutive diffs re-read the same rows, two-card n = 10 ran at
+#: 8.6e7 (carry) and 1.06e8 (discard) cells per second on two free cores: the lower is used.
+CELLS_PER_SECOND = {"points": 3.4e7, "win": 8.6e7}
 
 
 def _is_variant_file(path) -> bool:
@@ -216,7 +218,7 @@ def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards,
         return
     w = projected_variant(rules)
     ram = machine_memory()
-    seconds = w["total_cells"] / CELLS_PER_SECOND
+    seconds = w["total_cells"] / CELLS_PER_SECOND[rules.objective]
     need = w["total_bytes"] + OVERHEAD_BYTES
     fits = need <= 0.6 * ram
     if as_json:
