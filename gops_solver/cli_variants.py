@@ -22,9 +22,17 @@ from .rules import TIEBREAKS, parse_match_score, rules_from_options, with_option
 
 #: stage-game cells per second of the variant kernel on 2 cores (benchmarks/variants.py). Under
 #: points the floors (two-card n = 10, open prizes n = 9) ran at 1.3e7 to 2.4e7 cells per CPU second
-#: (shared machine); under win, where consecutive diffs re-read the same rows, two-card n = 10 ran at
-#: 8.6e7 (carry) and 1.06e8 (discard) cells per second on two free cores: the lower is used.
-CELLS_PER_SECOND = {"points": 3.4e7, "win": 8.6e7}
+#: (shared machine). Under win, one-entry cells are gathered along the diff: two-card n = 10 ran at
+#: 8.6e7 (carry) and 1.06e8 (discard) cells per second on two free cores; open prizes (a choice of
+#: prize per cell) at 3.6e7 (m = 3 n = 9 carry). The lower figure of each is used.
+CELLS_PER_SECOND = {"points": 3.4e7, "win": 8.6e7, "win-open": 3.6e7}
+
+
+def cells_per_second(rules) -> float:
+    """Projected stage-game cells per second on this machine's 2 cores for a variant."""
+    if rules.objective == "points":
+        return CELLS_PER_SECOND["points"]
+    return CELLS_PER_SECOND["win" if rules.open_prizes == 1 else "win-open"]
 
 
 def _is_variant_file(path) -> bool:
@@ -218,7 +226,7 @@ def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards,
         return
     w = projected_variant(rules)
     ram = machine_memory()
-    seconds = w["total_cells"] / CELLS_PER_SECOND[rules.objective]
+    seconds = w["total_cells"] / cells_per_second(rules)
     need = w["total_bytes"] + OVERHEAD_BYTES
     fits = need <= 0.6 * ram
     if as_json:

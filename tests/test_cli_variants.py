@@ -54,6 +54,18 @@ def test_info_projects_variants():
     assert r.exit_code == 0 and "games solved" in r.output, r.output
 
 
+@pytest.mark.parametrize("args, rate", [(("--bid-cards", 2, "--objective", "points"), "points"),
+                                        (("--bid-cards", 2, "--objective", "win"), "win"),
+                                        (("--open-prizes", 2, "--objective", "win"), "win-open"),
+                                        (("--bid-cards", 2, "--open-prizes", 2, "--objective", "win"), "win-open")])
+def test_info_time_from_the_measured_cell_rate(args, rate):
+    # the projection divides the matrix cells by the rate measured for that kind of game
+    from gops_solver.cli_variants import CELLS_PER_SECOND
+    data = json.loads(run("info", "-n", 6, *args, "--json").output)
+    assert data["stage_cells"] > 0
+    assert data["projected_seconds"] == pytest.approx(data["stage_cells"] / CELLS_PER_SECOND[rate])
+
+
 def test_tiebreak_query():
     r = run("query", "-n", 2, "--match", "best-of-3", "--draw", "half", "--tiebreak", "total-score",
             "--hand-a", "1,2", "--hand-b", "1,2", "--pot", 2, "--prizes", 1, "--match-score", "1-1",
