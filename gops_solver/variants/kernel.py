@@ -149,13 +149,22 @@ def _fill(H, c, vflat, nd_next, lim_next, win, crow, cgain, cptr, d, M):
 
 @njit(cache=True)
 def _offsets(nd_next, lim_next, crow, cgain, cptr, ncell, off):
-    """Flat read offset at diff 0 of every cell into ``off``; False if a cell has several entries."""
+    """Flat read offset at diff 0 of every cell into ``off``, for :func:`_gather`.
+
+    Returns ``(dlo, dhi)``: the diffs at which no read leaves its row (no
+    clamping at the ends), an empty range (``dlo > dhi``) if a cell has
+    several entries.
+    """
+    gmin = cgain[0]
+    gmax = cgain[0]
     for k in range(ncell):
         if cptr[k + 1] - cptr[k] != 1:
-            return False
+            return 0, -1
         u = cptr[k]
         off[k] = crow[u] * nd_next + cgain[u] + lim_next
-    return True
+        gmin = min(gmin, cgain[u])
+        gmax = max(gmax, cgain[u])
+    return -lim_next - gmin, lim_next - gmax
 
 
 @njit(cache=True)
@@ -237,9 +246,8 @@ def level_kernel(H, P, D, K, vnext, out):
             have = False
             prev = 0.0
             listed = False
-            gather = False
             dlo = 0
-            dhi = -1
+            dhi = -1  # the diffs built by _gather (none until _offsets says)
             for di in range(nd):
                 G[q, di] = np.nan
             for di in range(nd):
@@ -256,17 +264,9 @@ def level_kernel(H, P, D, K, vnext, out):
                 if not listed:
                     _cells(H, P, vnext.shape[1], c, q, crow, cgain, cptr)
                     listed = True
-                    if K.win and _offsets(nd_next, K.lim_next, crow, cgain, cptr, na * nb, off):
-                        gather = True
-                        gmin = cgain[0]
-                        gmax = cgain[0]
-                        for u in range(na * nb):
-                            gmin = min(gmin, cgain[u])
-                            gmax = max(gmax, cgain[u])
-                        # the diffs at which no read leaves its row (no clamping at the ends)
-                        dlo = -K.lim_next - gmin
-                        dhi = K.lim_next - gmax
-                if gather and dlo <= d <= dhi:
+                    if K.win:
+                        dlo, dhi = _offsets(nd_next, K.lim_next, crow, cgain, cptr, na * nb, off)
+                if dlo <= d <= dhi:
                     same = _gather(vflat, off, na * nb, d, Mf, Mpf, have)
                 else:
                     _fill(H, c, vflat, nd_next, K.lim_next, K.win, crow, cgain, cptr, d, M)

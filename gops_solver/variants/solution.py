@@ -24,7 +24,7 @@ from ..stage import StageSolveError, solve_matrix_game
 from ..storage import (FileKind, atomic_write, crc32, has_magic, header_bytes, map_tables, open_table_file,
                        read_header, table_parts)
 from ..tolerances import VALUE_TOL
-from .kernel import entry, level_kernel, verify_kernel
+from .kernel import _slot, entry, level_kernel, verify_kernel
 from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
 
 MAGIC = b"GOPSVAR\x02"
@@ -452,12 +452,9 @@ def _redo_failed(sp, t, vnext, out):
     C, npre, nd = out.shape
     H, P, D = sp.hand_levels[t], sp.prizes.levels[t], sp.diff_levels[t]
     d = np.arange(nd) - sp.lim[t]
-    if sp.win:
-        ad = np.abs(d)[None, :]
-        par = D.pre_par[:, None]
-        need = (ad <= D.pre_reach[:, None]) & ((par < 0) | ((d[None, :] - par) % 2 == 0))  # reachable
-    else:
-        need = np.ones((npre, nd), dtype=bool)
+    # the slots the kernel fills with a number (decided or solved), by the kernel's own rule
+    need = np.array([[_slot(D.pre_reach[p], D.pre_dec[p], D.pre_par[p], int(x), sp.win) != 0 for x in d]
+                     for p in range(npre)], dtype=bool).reshape(npre, nd)
     count = [0]
     for c, p, di in zip(*np.nonzero(np.isnan(out) & need[None])):
         dd = int(d[di])
