@@ -25,7 +25,7 @@ from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
 from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal, reveals, stage_matrix,
-                     stage_structure)
+                     stage_structure, win_cells, win_gather)
 
 
 @njit(parallel=True, cache=True)
@@ -57,6 +57,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
         x = np.empty(MAX_CARDS, dtype=np.float64)
         y = np.empty(MAX_CARDS, dtype=np.float64)
         work = np.empty(WORK, dtype=np.float64)
+        cells = np.empty((MAX_CARDS * MAX_CARDS, 6), dtype=np.int64)
+        acc = np.empty(nd, dtype=np.float64)
         cap = game.union_cap - u
         nc = level.ncarry[p_out]
         base = level.offset[p_out]
@@ -78,39 +80,86 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                     dlim = 0
                     dlo = 0
                 row = base + (si * nc + ci) * nd + dmax_k
+                if game.win:
+                    # reveal by reveal, the differences in order: each cell's
+                    # reads walk along one row below (win_cells), and a game
+                    # equal to the previous difference's keeps its value
+                    for d in range(dlo, dlim + 1):
+                        acc[d + dmax_k] = 0.0
+                    npots = 0
+                    for q in range(nq):
+                        p, s_prev, sum_prev = reveal(game, level, q, mask)
+                        if p == 0:
+                            continue
+                        npots += 1
+                        win_cells(game, prev, k, stage, c + p, ci, s_prev, sum_prev, cells)
+                        v = np.nan
+                        first = True
+                        for d in range(dlo, dlim + 1):
+                            if sym and d == 0:
+                                continue
+                            changed = win_gather(game, prev, stage, cells, d, M)
+                            if changed or first:
+                                v, st = _solve(M, na, nb, x, y, work, use_highs)
+                                if st != 0 or not np.isfinite(v):
+                                    fails += 1
+                                    _keep_failed(M, na, nb, failed_game)
+                            games += 1
+                            first = False
+                            acc[d + dmax_k] += v
+                    for d in range(dlo, dlim + 1):
+                        if sym and d == 0:
+                            R_out[row] = 0.0  # symmetric position: value 0
+                            continue
+                        val = acc[d + dmax_k] / npots
+                        R_out[row + d] = val
+                        if sym:
+                            R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
+                    continue
                 for d in range(dlo, dlim + 1):
                     if sym and d == 0:
                         R_out[row] = 0.0  # symmetric position: value 0
                         continue
-                    acc = 0.0
+                    acc0 = 0.0
                     npots = 0
                     for q in range(nq):
                         p, s_prev, sum_prev = reveal(game, level, q, mask)
                         if p == 0:
                             continue
                         stage_matrix(game, prev, k, stage, c + p, d, ci, s_prev, sum_prev, M)
-                        if use_highs:
-                            with objmode(v="float64", st="int64"):
-                                v, st = _highs_value(M, na, nb)
-                        else:
-                            v, st = solve_stage(M, na, nb, x, y, work)
+                        v, st = _solve(M, na, nb, x, y, work, use_highs)
                         games += 1
                         if st != 0 or not np.isfinite(v):
                             fails += 1
-                            # keep one failing game for the error report
-                            failed_game[0] = na
-                            failed_game[1] = nb
-                            for a in range(na):
-                                for b in range(nb):
-                                    failed_game[2 + a * nb + b] = M[a, b]
-                        acc += v
+                            _keep_failed(M, na, nb, failed_game)
+                        acc0 += v
                         npots += 1
-                    val = acc / npots
+                    val = acc0 / npots
                     R_out[row + d] = val
                     if sym:
                         R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
         games_out[i] = games
         fails_out[i] = fails
+
+
+@njit(cache=True)
+def _solve(M, na, nb, x, y, work, use_highs):
+    """Value and status of one stage game: the jitted solver, or HiGHS for checking runs."""
+    if use_highs:
+        with objmode(v="float64", st="int64"):
+            v, st = _highs_value(M, na, nb)
+        return v, st
+    return solve_stage(M, na, nb, x, y, work)
+
+
+@njit(cache=True, inline="always")
+def _keep_failed(M, na, nb, failed_game):
+    """Keep one failing game, (rows, columns, entries...), for the error report."""
+    failed_game[0] = na
+    failed_game[1] = nb
+    for a in range(na):
+        for b in range(nb):
+            failed_game[2 + a * nb + b] = M[a, b]
 
 
 _SERIAL = []

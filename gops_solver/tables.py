@@ -280,6 +280,102 @@ def stage_matrix(game, prev, k, stage, pot, d, ci, s_prev, sum_prev, M):
     return complete
 
 
+#: columns of one cell in :func:`win_cells` (d thresholds, read range, position, direction)
+CELL_TOP, CELL_BOT, CELL_RLO, CELL_RHI, CELL_POS, CELL_SIGN = 0, 1, 2, 3, 4, 5
+#: a d threshold that no difference reaches
+_NEVER = 1 << 40
+
+
+@njit(cache=True, inline="always")
+def win_cells(game, prev, k, stage, pot, ci, s_prev, sum_prev, cells):
+    """:func:`stage_entry`'s rule under ``win``, split into the part that does not depend on ``d``.
+
+    For one reveal of one decision state (everything of :func:`stage_matrix`
+    but the difference), row ``a * stage.nb + b`` of ``cells`` receives, for
+    cell (a, b): the differences from which the game is decided for A
+    (``d >= CELL_TOP``: ``term[-1]``) or against A (``d <= CELL_BOT``:
+    ``term[0]``), else the range ``[CELL_RLO, CELL_RHI]`` of ``d`` whose
+    entry is tabulated, at ``CELL_SIGN * R[CELL_POS + CELL_SIGN * d]`` (the
+    sign is -1 for a mirrored successor); elsewhere the entry is NaN.
+    :func:`win_gather` then builds the game of any ``d`` with one read per
+    cell, and the induction visits the differences in order, so each cell's
+    reads walk along one row of the level below.
+    """
+    tmax = len(game.term) // 2
+    nd = 2 * prev.dmax + 1
+    for a in range(stage.na):
+        for b in range(stage.nb):
+            j = a * stage.nb + b
+            o = stage.outc[a, b]
+            succ = stage.succ[a, b]
+            c2 = 0
+            if o == 0 and game.carry and k > 1:
+                c2 = pot if game.random_order else ci + 1
+            # defaults: never decided, nothing tabulated (NaN)
+            cells[j, CELL_TOP] = _NEVER
+            cells[j, CELL_BOT] = -_NEVER
+            cells[j, CELL_RLO] = 1
+            cells[j, CELL_RHI] = 0
+            cells[j, CELL_POS] = 0
+            cells[j, CELL_SIGN] = 1
+            if succ < 0 or c2 >= len(prev.cvals):
+                continue
+            opot = o * pot
+            rem = sum_prev + prev.cvals[c2]
+            cells[j, CELL_TOP] = tmax + rem - opot   # dd - rem >= tmax
+            cells[j, CELL_BOT] = -tmax - rem - opot  # dd + rem <= -tmax
+            p = prev.canon[succ]
+            sign = 1
+            if p < 0:
+                p = -1 - p
+                sign = -1
+            nc = prev.ncarry[p]
+            if c2 >= nc or s_prev >= prev.nsets:
+                continue
+            if prev.block == 0:
+                base = prev.offset[p] + (s_prev * nc + c2) * nd + prev.dmax
+            else:
+                slot = prev.set_slot[s_prev]
+                if slot < 0:
+                    continue
+                base = slot * prev.block + prev.offset[p] + c2 * nd + prev.dmax
+            cells[j, CELL_RLO] = -prev.dmax - opot  # |d + opot| <= dmax
+            cells[j, CELL_RHI] = prev.dmax - opot
+            cells[j, CELL_POS] = base + sign * opot
+            cells[j, CELL_SIGN] = sign
+
+
+@njit(cache=True, inline="always")
+def win_gather(game, prev, stage, cells, d, M):
+    """The stage game of difference ``d`` from :func:`win_cells`, into ``M``; True if it changed.
+
+    Equal to :func:`stage_matrix` for the same state (tests check it). The
+    return value says whether any entry differs from what ``M`` held, so a
+    caller that builds the games of one reveal for consecutive ``d`` can
+    keep the previous game's value when nothing changed (NaN always counts
+    as a change).
+    """
+    top = game.term[len(game.term) - 1]
+    bot = game.term[0]
+    changed = False
+    for a in range(stage.na):
+        for b in range(stage.nb):
+            j = a * stage.nb + b
+            if d >= cells[j, CELL_TOP]:
+                v = top
+            elif d <= cells[j, CELL_BOT]:
+                v = bot
+            elif cells[j, CELL_RLO] <= d <= cells[j, CELL_RHI]:
+                sign = cells[j, CELL_SIGN]
+                v = sign * prev.R[cells[j, CELL_POS] + sign * d]
+            else:
+                v = np.nan
+            if not v == M[a, b]:
+                changed = True
+                M[a, b] = v
+    return changed
+
+
 @njit(cache=True, inline="always")
 def reveal(game, level, q, mask):
     """The ``q``-th possible reveal at ``level``: ``(prize, s_prev, sum_prev)``; prize 0 if there is none.
