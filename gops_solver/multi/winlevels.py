@@ -1,0 +1,222 @@
+"""Level-by-level solve of the 3- and 4-player ``win`` games (integer-indexed tables).
+
+Under ``win`` the payoffs depend on the scores, through each player's
+deficit to the leader clipped at ``-remaining - 1``
+(:meth:`.induction.Induction.score_keys`), so a decision state is (hand
+pattern, chance slot, score keys). The patterns and slots, and their
+transition tables, are those of the ``points`` solve (:func:`.levels.build_levels`);
+the score keys add a third axis. Most (pattern, slot, keys) triples cannot
+occur, so each level keeps only the states play reaches from the start, as
+sorted int64 codes (:mod:`.winkernel`): the top level holds the first
+prize's slots with every key 0, and each level below is the set of
+successors of the undecided states above (:func:`.winkernel.expand_level`),
+exactly the states the memoised recursion visits.
+
+Then :func:`.winkernel.solve_win_level` solves every level from the last
+round up, in parallel; what the kernels cannot certify is redone here with
+HiGHS or pygambit on the same stage game, as for ``points``. Players with
+equal masks are ordered as the recursion orders them, so every stage game
+is the recursion's array entry for entry and the selected equilibria are
+the same.
+
+:class:`WinLevelInduction` stores the values in those arrays but answers
+the same questions as :class:`.induction.Induction` (``stage``, ``table``,
+``decision``), so queries, ``verify`` and the solution files work unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+
+import numpy as np
+
+from ..stage import highs_stage
+from .equilibrium import _select_gambit
+from .induction import Induction
+from .kernel import KERNEL_OK, KERNEL_PURE
+from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut
+from .levels import build_levels
+from .winkernel import FLAG_MISSING, METHOD_DECIDED, WinBelow, WinStates, expand_level, solve_win_level
+
+__all__ = ["WinLevelInduction"]
+
+#: successor codes listed per call of the expansion kernel (32 MB of int64)
+_EXPAND_CODES = 1 << 22
+
+
+def _run_start(patterns, m):
+    """``run_start[P, j]``: first position of the run of equal masks holding position j of pattern P."""
+    out = np.zeros((max(len(patterns), 1), m), dtype=np.int8)
+    for P, masks in enumerate(patterns):
+        for j in range(1, m):
+            out[P, j] = out[P, j - 1] if masks[j] == masks[j - 1] else j
+    return out
+
+
+class _WinTable(MutableMapping):
+    """``Induction.table`` over the level arrays: canonical key -> (security, equilibrium)."""
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.extra = {}  # states outside the levels (queries below unreached states: the recursion's)
+
+    def _find(self, key):
+        o = self.owner
+        cm, pot, hidden, cs = key
+        k = bin(cm[0]).count("1")
+        codes = o.codes.get(k)
+        if codes is None or k not in o.values:
+            return None
+        P = o.pattern_index[k].get(cm)
+        s = o.slot_index[k].get((hidden, pot))
+        if P is None or s is None or min(cs) <= -o.base:
+            return None
+        code = o.encode(k, P, s, cs)
+        q = int(np.searchsorted(codes, code))
+        return (k, q) if q < len(codes) and codes[q] == code else None
+
+    def __getitem__(self, key):
+        at = self._find(key)
+        if at is None:
+            return self.extra[key]
+        k, q = at
+        out = self.owner.values[k]
+        return out.sec[q], out.eq[q]
+
+    def __setitem__(self, key, value):
+        self.extra[key] = value
+
+    def __delitem__(self, key):
+        del self.extra[key]
+
+    def __len__(self):
+        return sum(len(self.owner.codes[k]) for k in self.owner.values) + len(self.extra)
+
+    def __iter__(self):
+        o = self.owner
+        for k in sorted(o.values):
+            for code in o.codes[k].tolist():
+                yield o.decode(k, code)
+        yield from self.extra
+
+
+class WinLevelInduction(Induction):
+    """Backward induction of a ``win`` game, level by level, in integer-indexed arrays.
+
+    Same parameters as :class:`.induction.Induction`; ``solve()`` fills every
+    level. ``stage(key)``, ``table`` and ``decision`` behave as there.
+
+    Attributes
+    ----------
+    codes : dict
+        Hand size k -> sorted int64 codes of the level's states (see :mod:`.winkernel`).
+    values : dict
+        Hand size k -> :class:`.levelkernel.LevelOut` over those states.
+    """
+
+    def __init__(self, rules, stage_solver="numba", equilibrium=True):
+        if rules.objective != "win":
+            raise ValueError("the win level solver handles the win objective only: use LevelInduction for points")
+        super().__init__(rules, stage_solver, equilibrium)
+        n, m = rules.n, self.m
+        self.patterns, self.slots, self.tables = build_levels(rules)
+        self.pattern_index = {k: {cm: P for P, cm in enumerate(v)} for k, v in self.patterns.items()}
+        self.slot_index = {k: {hs: s for s, hs in enumerate(v)} for k, v in self.slots.items()}
+        # a key is -d with 0 <= d <= remaining + 1 <= n(n+1)/2 + 1
+        self.base = n * (n + 1) // 2 + 2
+        self._base = np.array([self.base], dtype=np.int64)
+        self._hsum = {k: np.array([sum(h) for h, _ in self.slots[k]], dtype=np.int64) for k in range(1, n + 1)}
+        self._runs = {k: _run_start(self.patterns[k], m) for k in range(1, n + 1)}
+        for k in range(1, n + 1):
+            if len(self.patterns[k]) * len(self.slots[k]) * float(self.base) ** m >= 2.0 ** 62:
+                raise ValueError(f"{rules.describe()} has too many states for 64-bit codes: use a smaller n")
+        self.codes = {}
+        self.values = {}
+        self.table = _WinTable(self)
+
+    # -- codes ------------------------------------------------------------
+    def encode(self, k, P, s, keys) -> int:
+        """Code of state (pattern P, slot s, score keys in canonical order) at hand size k."""
+        code = P * len(self.slots[k]) + s
+        for x in keys:
+            code = code * self.base - x
+        return code
+
+    def decode(self, k, code):
+        """The recursion's key ``(masks, pot, hidden, score keys)`` of a code at hand size k."""
+        keys = []
+        for _ in range(self.m):
+            keys.append(-(code % self.base))
+            code //= self.base
+        P, s = divmod(code, len(self.slots[k]))
+        hidden, pot = self.slots[k][s]
+        return self.patterns[k][P], pot, hidden, tuple(reversed(keys))
+
+    def _states(self, k):
+        return WinStates(self.codes[k], self._base, self._hsum[k])
+
+    def _below(self, k, codes, sec, eq):
+        return WinBelow(codes, self._base, self._hsum[k], self._runs[k], sec, eq)
+
+    def _enumerate(self):
+        """Reachable states of every level, from the first prize down (fills ``codes``)."""
+        n, m = self.rules.n, self.m
+        self.codes[n] = np.array([self.encode(n, 0, s, (0,) * m) for s in range(len(self.slots[n]))],
+                                 dtype=np.int64)
+        for k in range(n, 1, -1):
+            tab = self.tables[k]
+            here = self._states(k)
+            below = self._below(k - 1, np.empty(0, dtype=np.int64), np.empty((0, m)), np.empty((0, m)))
+            per_state = tab.digits.shape[0] * max(1, int(tab.chances.max()))
+            step = max(1, _EXPAND_CODES // per_state)
+            buf = np.empty(step * per_state, dtype=np.int64)
+            parts = []
+            for lo in range(0, len(here.codes), step):
+                hi = min(lo + step, len(here.codes))
+                count = expand_level(tab, here, below, m, self.carry, lo, hi, buf)
+                parts.append(np.unique(buf[:count]))
+            self.codes[k - 1] = np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+
+    def solve(self):
+        """Enumerate the reachable states, then solve every level from the last round up (fills ``values``)."""
+        m = self.m
+        self._enumerate()
+        below = self._below(1, np.empty(0, dtype=np.int64), np.zeros((0, m)), np.zeros((0, m)))  # read from k = 2 on
+        for k in range(1, self.rules.n + 1):
+            N = len(self.codes[k])
+            out = LevelOut(np.empty((N, m)), np.empty((N, m)), np.empty(N), np.zeros(N, dtype=np.int8),
+                           np.zeros(N, dtype=np.int8))
+            solve_win_level(self.tables[k], self._states(k), below, m, k, self.carry, self.with_equilibrium, out)
+            if np.any(out.flags & FLAG_MISSING):
+                raise RuntimeError(f"win level solver: a successor of a hand-size-{k} state is missing from "
+                                   f"the level below (report this with the rules: {self.rules.describe()})")
+            self.values[k] = out
+            self._redo_flagged(k, out)
+            solved = out.method != METHOD_DECIDED
+            if self.with_equilibrium:
+                self.methods["pure"] += int(np.count_nonzero(out.method == KERNEL_PURE))
+                self.methods["logit"] += int(np.count_nonzero(out.method == KERNEL_OK))
+                self.max_gain = max(self.max_gain, float(np.max(out.gain, initial=0.0)))
+            self.stage_games += int(np.count_nonzero(solved))
+            below = self._below(k, self.codes[k], out.sec, out.eq)
+
+    def _redo_flagged(self, k, out):
+        """Re-solve what the kernel could not certify: HiGHS for security, pygambit for equilibria."""
+        for q in np.flatnonzero(out.flags):
+            game = self.stage(self.decode(k, int(self.codes[k][q])))
+            if out.flags[q] & FLAG_SECURITY:
+                for i in range(self.m):
+                    M = np.ascontiguousarray(np.moveaxis(game.security[i], i, 0).reshape(k, -1))
+                    out.sec[q, i] = highs_stage(M).value
+            if out.flags[q] & FLAG_EQUILIBRIUM:
+                found = _select_gambit(game.equilibrium)
+                self.methods[found.method] += 1
+                out.eq[q] = found.values
+                out.gain[q] = found.gain
+                out.method[q] = -1  # counted here, not by the kernel's statuses
+            out.flags[q] = 0
+
+    def start(self):
+        """``(security, equilibrium)`` at the start, averaged over the first prize."""
+        self.solve()
+        return super().start()
