@@ -152,11 +152,18 @@ class WinLevelInduction(Induction):
         hidden, pot = self.slots[k][s]
         return self.patterns[k][P], pot, hidden, tuple(reversed(keys))
 
-    def _states(self, k):
+    def level_states(self, k) -> WinStates:
+        """The states of hand size k (listed by :meth:`solve`) as the kernels read them."""
         return WinStates(self.codes[k], self._base, self._hsum[k])
 
-    def _below(self, k, codes, sec, eq):
-        return WinBelow(codes, self._base, self._hsum[k], self._runs[k], sec, eq)
+    def level_below(self, k) -> WinBelow:
+        """Hand size k as the level below k + 1 reads it: its states and, once solved, their values."""
+        codes = self.codes.get(k, np.empty(0, dtype=np.int64))
+        out = self.values.get(k)
+        if out is None:  # not solved yet: numbering only (the states are being listed)
+            return WinBelow(codes, self._base, self._hsum[k], self._runs[k], np.empty((0, self.m)),
+                            np.empty((0, self.m)))
+        return WinBelow(codes, self._base, self._hsum[k], self._runs[k], out.sec, out.eq)
 
     def _enumerate(self):
         """Reachable states of every level, from the first prize down (fills ``codes``)."""
@@ -165,8 +172,8 @@ class WinLevelInduction(Induction):
                                  dtype=np.int64)
         for k in range(n, 1, -1):
             tab = self.tables[k]
-            here = self._states(k)
-            below = self._below(k - 1, np.empty(0, dtype=np.int64), np.empty((0, m)), np.empty((0, m)))
+            here = self.level_states(k)
+            below = self.level_below(k - 1)
             per_state = tab.digits.shape[0] * max(1, int(tab.chances.max()))
             step = max(1, _EXPAND_CODES // per_state)
             buf = np.empty(step * per_state, dtype=np.int64)
@@ -181,12 +188,13 @@ class WinLevelInduction(Induction):
         """Enumerate the reachable states, then solve every level from the last round up (fills ``values``)."""
         m = self.m
         self._enumerate()
-        below = self._below(1, np.empty(0, dtype=np.int64), np.zeros((0, m)), np.zeros((0, m)))  # read from k = 2 on
         for k in range(1, self.rules.n + 1):
             N = len(self.codes[k])
             out = LevelOut(np.empty((N, m)), np.empty((N, m)), np.empty(N), np.zeros(N, dtype=np.int8),
                            np.zeros(N, dtype=np.int8))
-            solve_win_level(self.tables[k], self._states(k), below, m, k, self.carry, self.with_equilibrium, out)
+            # at k = 1 the level below is not read (the last round pays the final shares)
+            below = self.level_below(max(k - 1, 1))
+            solve_win_level(self.tables[k], self.level_states(k), below, m, k, self.carry, self.with_equilibrium, out)
             if np.any(out.flags & FLAG_MISSING):
                 raise RuntimeError(f"win level solver: a successor of a hand-size-{k} state is missing from "
                                    f"the level below (report this with the rules: {self.rules.describe()})")
@@ -198,7 +206,6 @@ class WinLevelInduction(Induction):
                 self.methods["logit"] += int(np.count_nonzero(out.method == KERNEL_OK))
                 self.max_gain = max(self.max_gain, float(np.max(out.gain, initial=0.0)))
             self.stage_games += int(np.count_nonzero(solved))
-            below = self._below(k, self.codes[k], out.sec, out.eq)
 
     def _redo_flagged(self, k, out):
         """Re-solve what the kernel could not certify: HiGHS for security, pygambit for equilibria."""
