@@ -14,9 +14,8 @@ in canonical order, sorted by (mask, score key) and, among equal masks and
 keys, by their previous position: the same order as the recursion's
 :func:`.state.canonical`, so the stage games are the same arrays.
 
-Two kernels work on one level: :func:`expand_level` lists the successors of
-its states (the caller keeps the distinct ones: the states of the level
-below), and :func:`solve_win_level` solves every state in parallel:
+Two kernels work on one level: :func:`expand_level` collects the distinct
+successors of its states in a hash set (the states of the level below), and :func:`solve_win_level` solves every state in parallel:
 decided positions (one leader nobody can catch) take their payoffs
 directly; the others get their stage games from :func:`build_win_stage`
 and are solved by :func:`.levelkernel.solve_built`, the ``points`` levels'
@@ -30,9 +29,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..hashtable import EMPTY, find
 from .levelkernel import LevelTables, make_scratch, solve_built
 
-__all__ = ["WinStates", "WinBelow", "METHOD_DECIDED", "FLAG_MISSING", "decided", "expand_level",
+__all__ = ["WinStates", "WinBelow", "METHOD_DECIDED", "FLAG_MISSING", "decided", "expand_level", "grow_set",
            "build_win_stage", "solve_win_level"]
 
 #: method code of a decided position (no stage game solved)
@@ -163,38 +163,62 @@ def _successor(tab, here, below, P, s, t, m, carry_rule, keys, nk, pos):
 
 
 @njit(cache=True)
-def expand_level(tab, here, below, m, carry_rule, lo, hi, buf):
-    """Codes of the successors of states ``lo:hi`` of a level (hand size >= 2) into ``buf``.
+def _insert(hk, code):
+    """Put ``code`` in the open-addressing set ``hk`` (modified in place); 1 if it was not there."""
+    i = find(hk, code)
+    if hk[i] == code:
+        return 0
+    hk[i] = code
+    return 1
+
+
+@njit(cache=True)
+def grow_set(hk, hk2):
+    """Move every code of the set ``hk`` into the larger empty set ``hk2`` (modified in place)."""
+    for i in range(hk.shape[0]):
+        if hk[i] != EMPTY:
+            _insert(hk2, hk[i])
+
+
+@njit(cache=True)
+def expand_level(tab, here, below, m, carry_rule, lo, hk, count):
+    """Put the successors of a level's states ``lo, lo + 1, ...`` in the set ``hk`` (hand size >= 2).
 
     ``tab`` and ``here`` describe the level (:class:`.levelkernel.LevelTables`,
     :class:`WinStates`); ``below`` numbers the level below (its codes and
-    values are not read).
-
-    Decided states have no successors. ``buf`` must hold ``(hi - lo) *
-    k ** m * C`` codes (C: chances per slot); it is modified in place.
+    values are not read). Decided states have no successors. ``hk`` is an
+    open-addressing set of codes (:mod:`gops_solver.hashtable`: power-of-two
+    length, free slots ``EMPTY``) holding ``count`` codes, modified in
+    place; it is kept at most half full, so the kernel stops before a state
+    whose successors might not fit.
 
     Returns
     -------
-    int
-        Codes written (with repeats: the caller keeps the distinct ones).
+    next : int
+        The first state not expanded (``len(here.codes)`` when done: else
+        grow the set with :func:`grow_set` and call again from there).
+    count : int
+        Codes in the set.
     """
     K = tab.digits.shape[0]
     BM = below.base[0] ** m
+    limit = hk.shape[0] // 2
     keys = np.empty(m, dtype=np.int64)
     nk = np.empty(m, dtype=np.int64)
     pos = np.empty(m, dtype=np.int64)
-    n = 0
-    for q in range(lo, hi):
+    N = here.codes.shape[0]
+    for q in range(lo, N):
         P, s = _decode(here.codes[q], here, m, keys)
         if decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m) >= 0:
             continue
         C = tab.chances[s]
+        if count + K * C > limit:
+            return q, count
         for t in range(K):
             base, c = _successor(tab, here, below, P, s, t, m, carry_rule, keys, nk, pos)
             for r in range(C):
-                buf[n] = base + tab.succ[s, c, r] * BM
-                n += 1
-    return n
+                count += _insert(hk, base + tab.succ[s, c, r] * BM)
+    return N, count
 
 
 @njit(cache=True)

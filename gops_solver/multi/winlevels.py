@@ -9,7 +9,8 @@ the score keys add a third axis. Most (pattern, slot, keys) triples cannot
 occur, so each level keeps only the states play reaches from the start, as
 sorted int64 codes (:mod:`.winkernel`): the top level holds the first
 prize's slots with every key 0, and each level below is the set of
-successors of the undecided states above (:func:`.winkernel.expand_level`),
+successors of the undecided states above (:func:`.winkernel.expand_level`,
+collected in a hash set),
 exactly the states the memoised recursion visits.
 
 Then :func:`.winkernel.solve_win_level` solves every level from the last
@@ -30,19 +31,16 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
+from ..hashtable import EMPTY, slots_for
 from ..stage import highs_stage
 from .equilibrium import _select_gambit
 from .induction import Induction
 from .kernel import KERNEL_OK, KERNEL_PURE
 from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut
 from .levels import build_levels
-from .winkernel import FLAG_MISSING, METHOD_DECIDED, WinBelow, WinStates, expand_level, solve_win_level
+from .winkernel import FLAG_MISSING, METHOD_DECIDED, WinBelow, WinStates, expand_level, grow_set, solve_win_level
 
 __all__ = ["WinLevelInduction"]
-
-#: successor codes listed per call of the expansion kernel (32 MB of int64)
-_EXPAND_CODES = 1 << 22
-
 
 def _run_start(patterns, m):
     """``run_start[P, j]``: first position of the run of equal masks holding position j of pattern P."""
@@ -171,18 +169,22 @@ class WinLevelInduction(Induction):
         self.codes[n] = np.array([self.encode(n, 0, s, (0,) * m) for s in range(len(self.slots[n]))],
                                  dtype=np.int64)
         for k in range(n, 1, -1):
-            tab = self.tables[k]
-            here = self.level_states(k)
-            below = self.level_below(k - 1)
-            per_state = tab.digits.shape[0] * max(1, int(tab.chances.max()))
-            step = max(1, _EXPAND_CODES // per_state)
-            buf = np.empty(step * per_state, dtype=np.int64)
-            parts = []
-            for lo in range(0, len(here.codes), step):
-                hi = min(lo + step, len(here.codes))
-                count = expand_level(tab, here, below, m, self.carry, lo, hi, buf)
-                parts.append(np.unique(buf[:count]))
-            self.codes[k - 1] = np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64)
+            here, below = self.level_states(k), self.level_below(k - 1)
+            worst = self.tables[k].digits.shape[0] * max(1, int(self.tables[k].chances.max()))
+            # a set at most half full, with room for one state's successors at least
+            hk = np.full(slots_for(max(4 * len(here.codes), worst)), EMPTY, dtype=np.int64)
+            q, count = 0, 0
+            while True:
+                q, count = expand_level(self.tables[k], here, below, m, self.carry, q, hk, count)
+                if q == len(here.codes):
+                    break
+                bigger = np.full(2 * len(hk), EMPTY, dtype=np.int64)
+                grow_set(hk, bigger)
+                hk = bigger
+            codes = hk[hk != EMPTY]
+            del hk
+            codes.sort()
+            self.codes[k - 1] = codes
 
     def solve(self):
         """Enumerate the reachable states, then solve every level from the last round up (fills ``values``)."""
