@@ -15,11 +15,13 @@ keys, by their previous position: the same order as the recursion's
 :func:`.state.canonical`, so the stage games are the same arrays.
 
 Two kernels work on one level: :func:`expand_level` collects the distinct
-successors of its states in a hash set (the states of the level below), and :func:`solve_win_level` solves every state in parallel:
-decided positions (one leader nobody can catch) take their payoffs
-directly; the others get their stage games from :func:`build_win_stage`
-and are solved by :func:`.levelkernel.solve_built`, the ``points`` levels'
-own code.
+successors of its states in a hash set (the states of the level below),
+and :func:`solve_win_level` solves every state in parallel, in three passes: decided positions (one leader nobody can catch) take their
+payoffs directly and the others' stage games (:func:`build_win_stage`) are
+hashed; one state per distinct pair of games is solved by
+:func:`.levelkernel.solve_built`, the ``points`` levels' own code; the
+others copy its values once their games are found equal bit for bit
+(:class:`WinPlan`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from numba import njit, prange
 from ..hashtable import EMPTY, find
 from .levelkernel import LevelTables, make_scratch, solve_built
 
-__all__ = ["WinStates", "WinBelow", "METHOD_DECIDED", "FLAG_MISSING", "decided", "expand_level", "grow_set",
+__all__ = ["WinStates", "WinBelow", "WinPlan", "PASS_HASH", "PASS_SOLVE", "PASS_COPY", "METHOD_DECIDED", "FLAG_MISSING", "decided", "expand_level", "grow_set",
            "build_win_stage", "solve_win_level"]
 
 #: method code of a decided position (no stage game solved)
@@ -274,9 +276,59 @@ def build_win_stage(tab, here, below, P, s, keys, m, carry_rule, Usec, Ueq):
     return True
 
 
+class WinPlan(NamedTuple):
+    """Which states of a level solve their stage games and which copy another's.
+
+    Many ``win`` states have bit-for-bit the same stage games (the
+    continuation values take few distinct values: 948 distinct games among
+    the 33,176 two-card states of 3 players n = 5 discard): each game is
+    solved once, and the selection rule, a deterministic function of the
+    game, gives every copy the same answer.
+
+    Attributes
+    ----------
+    hashes : int64 (N,)
+        A 64-bit hash of each state's two stage games (written by the
+        ``PASS_HASH`` pass; meaningless for decided states).
+    rep : int64 (N,)
+        The state whose games are solved for state q (``rep[q] == q``: q's
+        own; -1 for decided states). Set by the caller from ``hashes``.
+    """
+
+    hashes: np.ndarray
+    rep: np.ndarray
+
+
+#: pass of :func:`solve_win_level`: decided states' payoffs, hashes of the others' stage games
+PASS_HASH = 0
+#: pass: solve the states with ``rep[q] == q``
+PASS_SOLVE = 1
+#: pass: the others copy their representative's values after checking the games are equal bit for bit
+PASS_COPY = 2
+
+
+@njit(cache=True)
+def _mix(h, U):
+    """FNV-1a over the bit patterns of a float64 array (uint64 arithmetic wraps)."""
+    bits = U.ravel().view(np.uint64)
+    for x in bits:
+        h = (h ^ x) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True)
+def _same_bits(A, B):
+    a = A.ravel().view(np.uint64)
+    b = B.ravel().view(np.uint64)
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
 @njit(cache=True, parallel=True)
-def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, out):
-    """Solve every state of one ``win`` level (modified in place: ``out``).
+def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out):
+    """One pass over every state of one ``win`` level (modified in place: ``out``, ``plan.hashes``).
 
     Parameters
     ----------
@@ -291,6 +343,13 @@ def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, out):
         Ties carry the pot.
     with_equilibrium : bool
         False solves the security games only.
+    stage_pass : int
+        ``PASS_HASH`` (decided states get their payoffs and ``method``
+        ``METHOD_DECIDED``; the others' games are hashed), ``PASS_SOLVE``
+        (the representatives are solved) or ``PASS_COPY`` (the others take
+        their representative's results when the games are equal bit for
+        bit, else are solved themselves).
+    plan : WinPlan
     out : LevelOut
         Arrays over the level's states: ``sec``, ``eq`` (N, m), ``gain``,
         ``method``, ``flags`` (N,). ``method`` is the kernel's status or
@@ -300,31 +359,54 @@ def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, out):
     # the chunk's work happens in a called function: numba's parfor lowering
     # loses writes made through a named tuple's fields directly in the loop body
     for ch in prange(n_chunks):
-        _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, out, ch, n_chunks)
+        _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks)
 
 
 @njit(cache=True)
-def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, out, ch, n_chunks):
+def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks):
     """States ``ch, ch + n_chunks, ...`` of one level, with this chunk's scratch space."""
     K = tab.digits.shape[0]
     Usec = np.empty((m, K))
     Ueq = np.empty((m, K))
+    Vsec = np.empty((m, K))
+    Veq = np.empty((m, K))
     sc = make_scratch(m, k)
     keys = np.empty(m, dtype=np.int64)
     for q in range(ch, out.gain.shape[0], n_chunks):
-        P, s = _decode(here.codes[q], here, m, keys)
-        top = decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m)
-        if top >= 0:  # no stage game: the leader takes 1 whatever is bid
-            for i in range(m):
-                out.sec[q, i] = 1.0 if i == top else 0.0
-                out.eq[q, i] = 1.0 if i == top else 0.0
-            out.gain[q] = 0.0
-            out.method[q] = METHOD_DECIDED
-            out.flags[q] = 0
+        r = plan.rep[q]
+        if (stage_pass == PASS_SOLVE and r != q) or (stage_pass == PASS_COPY and (r == -1 or r == q)):
             continue
+        P, s = _decode(here.codes[q], here, m, keys)
+        if stage_pass == PASS_HASH:
+            top = decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m)
+            if top >= 0:  # no stage game: the leader takes 1 whatever is bid
+                for i in range(m):
+                    out.sec[q, i] = 1.0 if i == top else 0.0
+                    out.eq[q, i] = 1.0 if i == top else 0.0
+                out.gain[q] = 0.0
+                out.method[q] = METHOD_DECIDED
+                out.flags[q] = 0
+                continue
         if not build_win_stage(tab, here, below, P, s, keys, m, carry_rule, Usec, Ueq):
             out.flags[q] = FLAG_MISSING
             continue
+        if stage_pass == PASS_HASH:
+            plan.hashes[q] = np.int64(_mix(_mix(np.uint64(14695981039346656037), Usec), Ueq))
+            out.method[q] = 0
+            out.flags[q] = 0
+            continue
+        if stage_pass == PASS_COPY:
+            P2, s2 = _decode(here.codes[r], here, m, keys)
+            build_win_stage(tab, here, below, P2, s2, keys, m, carry_rule, Vsec, Veq)
+            if _same_bits(Usec, Vsec) and _same_bits(Ueq, Veq):
+                for i in range(m):
+                    out.sec[q, i] = out.sec[r, i]
+                    out.eq[q, i] = out.eq[r, i]
+                out.gain[q] = out.gain[r]
+                out.method[q] = out.method[r]
+                out.flags[q] = out.flags[r]
+                continue
+            # a hash collision: q solves its own games (still in Usec, Ueq)
         flag, method, gain = solve_built(Usec, Ueq, m, k, with_equilibrium, tab.digits, sc, out.sec[q], out.eq[q])
         out.method[q] = method
         out.gain[q] = gain

@@ -38,9 +38,13 @@ from .induction import Induction
 from .kernel import KERNEL_OK, KERNEL_PURE
 from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut
 from .levels import build_levels
-from .winkernel import FLAG_MISSING, METHOD_DECIDED, WinBelow, WinStates, expand_level, grow_set, solve_win_level
+from .winkernel import (FLAG_MISSING, METHOD_DECIDED, PASS_COPY, PASS_HASH, PASS_SOLVE, WinBelow, WinPlan, WinStates,
+                        expand_level, grow_set, solve_win_level)
 
 __all__ = ["WinLevelInduction"]
+
+#: ``method`` codes of the states whose equilibria pygambit's path selected (by the selection step it took)
+_REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4}
 
 def _run_start(patterns, m):
     """``run_start[P, j]``: first position of the run of equal masks holding position j of pattern P."""
@@ -130,18 +134,39 @@ class WinLevelInduction(Induction):
                 raise ValueError(f"{rules.describe()} has too many states for 64-bit codes: use a smaller n")
         self.codes = {}
         self.values = {}
+        self.distinct_games = 0  # stage games solved: equal ones are solved once (see winkernel.WinPlan)
         self.table = _WinTable(self)
 
     # -- codes ------------------------------------------------------------
     def encode(self, k, P, s, keys) -> int:
-        """Code of state (pattern P, slot s, score keys in canonical order) at hand size k."""
+        """Code of a state at hand size k (the numbering of :mod:`.winkernel`).
+
+        Parameters
+        ----------
+        k : int
+            Cards per hand.
+        P, s : int
+            Pattern and chance slot numbers of that level.
+        keys : sequence of int
+            Score keys (0 or less) in canonical player order.
+
+        Returns
+        -------
+        int
+        """
         code = P * len(self.slots[k]) + s
         for x in keys:
             code = code * self.base - x
         return code
 
     def decode(self, k, code):
-        """The recursion's key ``(masks, pot, hidden, score keys)`` of a code at hand size k."""
+        """The recursion's key of a state code at hand size k (inverse of :meth:`encode`).
+
+        Returns
+        -------
+        tuple
+            ``(masks, pot, hidden, score keys)``, players in canonical order.
+        """
         keys = []
         for _ in range(self.m):
             keys.append(-(code % self.base))
@@ -194,20 +219,29 @@ class WinLevelInduction(Induction):
             N = len(self.codes[k])
             out = LevelOut(np.empty((N, m)), np.empty((N, m)), np.empty(N), np.zeros(N, dtype=np.int8),
                            np.zeros(N, dtype=np.int8))
+            plan = WinPlan(np.zeros(N, dtype=np.int64), np.full(N, -1, dtype=np.int64))
             # at k = 1 the level below is not read (the last round pays the final shares)
-            below = self.level_below(max(k - 1, 1))
-            solve_win_level(self.tables[k], self.level_states(k), below, m, k, self.carry, self.with_equilibrium, out)
+            args = (self.tables[k], self.level_states(k), self.level_below(max(k - 1, 1)), m, k, self.carry,
+                    self.with_equilibrium)
+            solve_win_level(*args, PASS_HASH, plan, out)
             if np.any(out.flags & FLAG_MISSING):
                 raise RuntimeError(f"win level solver: a successor of a hand-size-{k} state is missing from "
                                    f"the level below (report this with the rules: {self.rules.describe()})")
+            live = np.flatnonzero(out.method != METHOD_DECIDED)
+            # the first state of each distinct hash represents the others (a stable sort keeps it first)
+            _, first, inverse = np.unique(plan.hashes[live], return_index=True, return_inverse=True)
+            plan.rep[live] = live[first[inverse.ravel()]]
             self.values[k] = out
+            solve_win_level(*args, PASS_SOLVE, plan, out)
             self._redo_flagged(k, out)
-            solved = out.method != METHOD_DECIDED
+            solve_win_level(*args, PASS_COPY, plan, out)
+            self._redo_flagged(k, out)  # only hash collisions can be left
             if self.with_equilibrium:
-                self.methods["pure"] += int(np.count_nonzero(out.method == KERNEL_PURE))
-                self.methods["logit"] += int(np.count_nonzero(out.method == KERNEL_OK))
+                for name, code in (("pure", KERNEL_PURE), ("logit", KERNEL_OK), *_REDONE.items()):
+                    self.methods[name] += int(np.count_nonzero(out.method == code))
                 self.max_gain = max(self.max_gain, float(np.max(out.gain, initial=0.0)))
-            self.stage_games += int(np.count_nonzero(solved))
+            self.stage_games += len(live)
+            self.distinct_games += len(first)
 
     def _redo_flagged(self, k, out):
         """Re-solve what the kernel could not certify: HiGHS for security, pygambit for equilibria."""
@@ -219,10 +253,9 @@ class WinLevelInduction(Induction):
                     out.sec[q, i] = highs_stage(M).value
             if out.flags[q] & FLAG_EQUILIBRIUM:
                 found = _select_gambit(game.equilibrium)
-                self.methods[found.method] += 1
                 out.eq[q] = found.values
                 out.gain[q] = found.gain
-                out.method[q] = -1  # counted here, not by the kernel's statuses
+                out.method[q] = _REDONE[found.method]  # copies of this state count the same method
             out.flags[q] = 0
 
     def start(self):
