@@ -16,7 +16,8 @@ from gops_solver.multi import solve_multi
 from gops_solver.multi.equilibrium import pure_payoffs, select_equilibrium
 from gops_solver.multi.induction import Induction
 from gops_solver.multi.state import relabel
-from gops_solver.multi.winkernel import METHOD_DECIDED, build_win_stage
+from gops_solver.multi.levelkernel import LevelOut
+from gops_solver.multi.winkernel import METHOD_DECIDED, PASS_COPY, WinPlan, build_win_stage, solve_win_level
 from gops_solver.multi.winlevels import WinLevelInduction
 
 import naive_multi as nm
@@ -206,3 +207,25 @@ def test_recursion_on_request_and_points_refused():
     assert a.states == b.states and a.stage_games == b.stage_games
     with pytest.raises(ValueError, match="win objective only"):
         WinLevelInduction(Rules(3, players=3))
+
+
+def test_equal_stage_games_are_solved_once_and_copies_checked():
+    # states whose two stage games are equal bit for bit share one solve;
+    # a copy whose games differ from its representative's (a hash collision,
+    # forced here by making one state represent every other) solves its own
+    rules, lev, _ = _solved(3, 4, "carry", "random")
+    assert 0 < lev.distinct_games < lev.stage_games
+    k, m = 2, 3
+    out = lev.values[k]
+    live = np.flatnonzero(out.method != METHOD_DECIDED)
+    fresh = LevelOut(out.sec.copy(), out.eq.copy(), out.gain.copy(), out.method.copy(), out.flags.copy())
+    fresh.sec[live[1:]] = np.nan
+    fresh.eq[live[1:]] = np.nan
+    rep = np.full(len(out.gain), -1, dtype=np.int64)
+    rep[live] = live[0]
+    plan = WinPlan(np.zeros(len(out.gain), dtype=np.int64), rep)
+    solve_win_level(lev.tables[k], lev.level_states(k), lev.level_below(k - 1), m, k, lev.carry, True, PASS_COPY,
+                    plan, fresh)
+    done = live[fresh.flags[live] == 0]  # the kernel's own answers (pygambit's are redone by the caller)
+    assert len(done) > len(live) // 2
+    assert np.array_equal(fresh.sec[done], out.sec[done]) and np.array_equal(fresh.eq[done], out.eq[done])
