@@ -11,14 +11,15 @@ int64 **codes**
 with pattern ``P``, slot ``s`` (``S`` slots in the level), and ``d_j`` minus
 the score key of canonical position ``j`` (``0 <= d_j < B``). Players are
 in canonical order, sorted by (mask, score key) and, among equal masks and
-keys, by their previous position: the same order as the recursion's
+keys, by their current position: the same order as the recursion's
 :func:`.state.canonical`, so the stage games are the same arrays.
 
 Two kernels work on one level: :func:`expand_level` collects the distinct
 successors of its states in a hash set (the states of the level below),
-and :func:`solve_win_level` solves every state in parallel, in three passes: decided positions (one leader nobody can catch) take their
-payoffs directly and the others' stage games (:func:`build_win_stage`) are
-hashed; one state per distinct pair of games is solved by
+and :func:`solve_win_level` solves every state in parallel, in three
+passes: decided positions (one leader nobody can catch) take their payoffs
+directly and the others' stage games (:func:`build_win_stage`) are hashed;
+one state per distinct pair of games is solved by
 :func:`.levelkernel.solve_built`, the ``points`` levels' own code; the
 others copy its values once their games are found equal bit for bit
 (:class:`WinPlan`).
@@ -32,10 +33,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..hashtable import EMPTY, find
-from .levelkernel import LevelTables, make_scratch, solve_built
+from .levelkernel import make_scratch, solve_built
 
-__all__ = ["WinStates", "WinBelow", "WinPlan", "PASS_HASH", "PASS_SOLVE", "PASS_COPY", "METHOD_DECIDED", "FLAG_MISSING", "decided", "expand_level", "grow_set",
-           "build_win_stage", "solve_win_level"]
+__all__ = ["WinStates", "WinBelow", "WinPlan", "PASS_HASH", "PASS_SOLVE", "PASS_COPY", "METHOD_DECIDED", "FLAG_MISSING",
+           "decided", "expand_level", "grow_set", "build_win_stage", "solve_win_level"]
 
 #: method code of a decided position (no stage game solved)
 METHOD_DECIDED = 3
