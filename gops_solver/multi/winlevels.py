@@ -46,6 +46,7 @@ __all__ = ["WinLevelInduction"]
 #: ``method`` codes of the states whose equilibria pygambit's path selected (by the selection step it took)
 _REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4}
 
+
 def _run_start(patterns, m):
     """``run_start[P, j]``: first position of the run of equal masks holding position j of pattern P."""
     out = np.zeros((max(len(patterns), 1), m), dtype=np.int8)
@@ -114,6 +115,9 @@ class WinLevelInduction(Induction):
         Hand size k -> sorted int64 codes of the level's states (see :mod:`.winkernel`).
     values : dict
         Hand size k -> :class:`.levelkernel.LevelOut` over those states.
+    distinct_games : int
+        Stage games actually solved: states whose games are equal bit for
+        bit share one solve (``stage_games`` counts every undecided state).
     """
 
     def __init__(self, rules, stage_solver="numba", equilibrium=True):
