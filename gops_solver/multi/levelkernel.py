@@ -17,9 +17,10 @@ from numba import njit, prange
 
 from ..stage import STAGE_OK, solve_stage, stage_work_size
 from .constants import DEVIATION_TOL, PURE_TOL
-from .kernel import KERNEL_FAILED, make_work, profile_values, stage_equilibrium
+from .kernel import KERNEL_FAILED, KernelWork, make_work, profile_values, stage_equilibrium
 
-__all__ = ["LevelTables", "PrevLevel", "LevelOut", "build_stage", "solve_level", "FLAG_SECURITY", "FLAG_EQUILIBRIUM"]
+__all__ = ["LevelTables", "PrevLevel", "LevelOut", "StageScratch", "build_stage", "make_scratch", "solve_built",
+           "solve_level", "FLAG_SECURITY", "FLAG_EQUILIBRIUM"]
 
 #: a player-vs-coalition game the jitted simplex could not certify (re-solve with HiGHS)
 FLAG_SECURITY = 1
@@ -155,48 +156,101 @@ def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, out):
         _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, out, ch, n_chunks)
 
 
+class StageScratch(NamedTuple):
+    """Scratch space of one worker solving ``m``-player, ``k``-card stage games (modified in place).
+
+    Attributes
+    ----------
+    M : float64 (k, k ** (m - 1))
+        One player-vs-coalition matrix.
+    x, y : float64 (k,), (k ** (m - 1),)
+        The simplex's strategies.
+    work : float64
+        The simplex's tableau (:func:`gops_solver.stage.stage_work_size`).
+    wk : KernelWork
+        The equilibrium kernel's scratch space.
+    prof : float64 (m, k)
+        The selected profile.
+    """
+
+    M: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    work: np.ndarray
+    wk: KernelWork
+    prof: np.ndarray
+
+
+@njit(cache=True)
+def make_scratch(m, k):
+    """:class:`StageScratch` for ``m``-player games with ``k`` cards each."""
+    cols = k ** (m - 1)
+    return StageScratch(np.empty((k, cols)), np.empty(k), np.empty(cols), np.empty(stage_work_size(k, cols)),
+                        make_work(m, k), np.empty((m, k)))
+
+
+@njit(cache=True)
+def solve_built(Usec, Ueq, m, k, with_equilibrium, digits, sc, sec_row, eq_row):
+    """Solve the two stage games of one state once they are built (the ``points`` and ``win`` levels share this).
+
+    Parameters
+    ----------
+    Usec, Ueq : float64 (m, k ** m)
+        The stage games (:func:`build_stage` or the ``win`` builder).
+    m, k : int
+    with_equilibrium : bool
+    digits : int64 (k ** m, m)
+        Card index of each player in each profile.
+    sc : StageScratch
+    sec_row, eq_row : float64 (m,)
+        Security and equilibrium values of the state (modified in place; NaN
+        where the kernel could not certify them).
+
+    Returns
+    -------
+    flag : int
+        ``FLAG_SECURITY | FLAG_EQUILIBRIUM`` for what the caller must redo.
+    method : int
+        The equilibrium kernel's status (``KERNEL_FAILED`` when not solved).
+    gain : float
+        Deviation gain of the selected profile (NaN if failed, 0 without equilibria).
+    """
+    cols = digits.shape[0] // k
+    flag = 0
+    for i in range(m):
+        _coalition_matrix(Usec, i, m, k, digits, sc.M)
+        value, status = solve_stage(sc.M, k, cols, sc.x, sc.y, sc.work)
+        if status != STAGE_OK:
+            flag |= FLAG_SECURITY
+            value = np.nan
+        sec_row[i] = value
+    if not with_equilibrium:
+        eq_row[:] = np.nan
+        return flag, KERNEL_FAILED, 0.0
+    status, _, _, gain = stage_equilibrium(Ueq, m, k, PURE_TOL, DEVIATION_TOL, sc.wk, sc.prof)
+    if status == KERNEL_FAILED:
+        eq_row[:] = np.nan
+        return flag | FLAG_EQUILIBRIUM, status, np.nan
+    vals = profile_values(Ueq, sc.prof, m, k, sc.wk)
+    for i in range(m):
+        eq_row[i] = vals[i]
+    return flag, status, gain
+
+
 @njit(cache=True)
 def _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, out, ch, n_chunks):
     """States ``ch, ch + n_chunks, ...`` of one level, with this chunk's scratch space."""
     P_count, S_count = out.gain.shape
     total = P_count * S_count
     K = tab.digits.shape[0]
-    cols = K // k
     Usec = np.empty((m, K))
     Ueq = np.empty((m, K))
-    M = np.empty((k, cols))
-    x = np.empty(k)
-    y = np.empty(cols)
-    work = np.empty(stage_work_size(k, cols))
-    wk = make_work(m, k)
-    prof = np.empty((m, k))
+    sc = make_scratch(m, k)
     for q in range(ch, total, n_chunks):
         P = q // S_count
         s = q % S_count
         build_stage(tab, prev, P, s, m, k, carry_rule, Usec, Ueq)
-        flag = 0
-        for i in range(m):
-            _coalition_matrix(Usec, i, m, k, tab.digits, M)
-            value, status = solve_stage(M, k, cols, x, y, work)
-            if status != STAGE_OK:
-                flag |= FLAG_SECURITY
-                value = np.nan
-            out.sec[P, s, i] = value
-        if with_equilibrium:
-            status, _, _, gain = stage_equilibrium(Ueq, m, k, PURE_TOL, DEVIATION_TOL, wk, prof)
-            out.method[P, s] = status
-            if status == KERNEL_FAILED:
-                flag |= FLAG_EQUILIBRIUM
-                for i in range(m):
-                    out.eq[P, s, i] = np.nan
-                out.gain[P, s] = np.nan
-            else:
-                vals = profile_values(Ueq, prof, m, k, wk)
-                for i in range(m):
-                    out.eq[P, s, i] = vals[i]
-                out.gain[P, s] = gain
-        else:
-            for i in range(m):
-                out.eq[P, s, i] = np.nan
-            out.gain[P, s] = 0.0
+        flag, method, gain = solve_built(Usec, Ueq, m, k, with_equilibrium, tab.digits, sc, out.sec[P, s], out.eq[P, s])
+        out.method[P, s] = method
+        out.gain[P, s] = gain
         out.flags[P, s] = flag

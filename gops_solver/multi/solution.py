@@ -189,7 +189,8 @@ def subgame_solver(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
     return MultiSolution(rules, Induction(rules, stage_solver), nan, nan, 0.0)
 
 
-def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = True) -> MultiSolution:
+def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = True,
+                levels: bool = True) -> MultiSolution:
     """Solve a 3- or 4-player game from the start by backward induction.
 
     Parameters
@@ -202,6 +203,12 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
     equilibrium : bool
         False solves the security values only (much faster: no n-player
         stage equilibria); ``values`` are then NaN and queries raise.
+    levels : bool
+        True (default) solves whole games level by level with the jitted
+        kernels (:mod:`.levels` under ``points``, :mod:`.winlevels` under
+        ``win``); False with the memoised recursion of :mod:`.induction`,
+        the reference they are tested against (same values, much slower).
+        The HiGHS backend always uses the recursion.
 
     Returns
     -------
@@ -214,9 +221,12 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
     if stage_solver not in ("numba", "highs"):
         raise ValueError(f"unknown stage solver {stage_solver!r}: use numba or highs")
     t0 = time.perf_counter()
-    if rules.objective == "points" and stage_solver == "numba":
-        from .levels import LevelInduction  # whole games under points: the jitted level solver
+    if levels and stage_solver == "numba" and rules.objective == "points":
+        from .levels import LevelInduction  # whole games: the jitted level solvers
         ind = LevelInduction(rules, stage_solver, equilibrium)
+    elif levels and stage_solver == "numba":
+        from .winlevels import WinLevelInduction
+        ind = WinLevelInduction(rules, stage_solver, equilibrium)
     else:
         ind = Induction(rules, stage_solver, equilibrium)
     sec, eq = ind.start()

@@ -9,7 +9,8 @@ The header names the rules, how the values are kept (``levels``: the level
 tables of a ``points`` solve, per hand size security ``(P, S, m)``,
 equilibrium ``(P, S, m)`` and deviation gains ``(P, S)``; ``states``: the
 memoised states of a ``win`` solve, keys ``(N, 2m + 2)`` int64 and values
-``(N, 2m)`` float64: security then equilibrium) and every table's shape,
+``(N, 2m)`` float64: security then equilibrium, whether the recursion or
+the ``win`` level solver found them) and every table's shape,
 type and CRC-32. Written by :func:`gops_solver.storage.atomic_write` (locked
 temporary file, fsync, the whole file read back and checked, then renamed
 over the target), so a file is either the old one or a complete, checked new
@@ -59,7 +60,7 @@ def _state_rows(ind):
 
 def _tables(sol):
     ind = sol.induction
-    if hasattr(ind, "values"):  # the level solver
+    if hasattr(ind, "values") and sol.rules.objective == "points":  # the points level solver's (P, S) tables
         tables = []
         for k in range(1, sol.rules.n + 1):
             out = ind.values[k]
