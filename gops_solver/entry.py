@@ -29,13 +29,29 @@ def main():
             # seven runs of tests/test_signals.py, a signal 1.5 s into a solve), so leave at once
             _leave(exc.code)
         raise
-    except KeyboardInterrupt as exc:
+    except BaseException as exc:
         # reached only when the interrupt came before the commands' own handling (while the
         # solver's modules were still importing): nothing is written yet, and a half-imported
-        # module's shutdown hooks could turn the exit back into a raw SIGINT death, so leave at once
-        terminated = isinstance(exc, Terminated)
+        # module's shutdown hooks could turn the exit back into a raw SIGINT death, so leave at once.
+        # The interrupt may arrive wrapped: one raised inside a class body's __set_name__ (numpy's
+        # finfo while numpy imports) comes out as a RuntimeError caused by the KeyboardInterrupt.
+        interrupt = _interrupt_in(exc)
+        if interrupt is None:
+            raise
+        terminated = isinstance(interrupt, Terminated)
         print("\nterminated" if terminated else "\ninterrupted", file=sys.stderr)
         _leave(143 if terminated else 130)
+
+
+def _interrupt_in(exc):
+    """The KeyboardInterrupt (or Terminated) that caused ``exc``, following its chain, or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _leave(code):

@@ -175,3 +175,40 @@ def test_simulation_chunks_are_one_stream(monkeypatch):
     monkeypatch.setattr(ev, "_SIM_CHUNK_PY", 256)
     py2 = ev.simulate("stratfuncs:uniform_by_value", "match", rules, 300, seed=2).to_dict()
     assert {**py1, "seconds": 0} == {**py2, "seconds": 0}
+
+
+WRAPPED = """
+import importlib.abc, importlib.util, sys
+class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        return importlib.util.spec_from_loader(name, self) if name == "gops_solver.cli" else None
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        # what Python does to an interrupt that lands in a class body's __set_name__ (numpy's
+        # finfo, seen in CI): the KeyboardInterrupt becomes the cause of a RuntimeError
+        try:
+            raise {exc}()
+        except BaseException as inner:
+            raise RuntimeError("Error calling __set_name__ on 'cached_property' instance") from inner
+sys.meta_path.insert(0, Finder())
+from gops_solver.entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize("exc, code, word", [("KeyboardInterrupt", 130, "interrupted"),
+                                             ("__import__('gops_solver.signals').signals.Terminated", 143,
+                                              "terminated")])
+def test_an_interrupt_wrapped_by_an_import_is_one_line(exc, code, word):
+    p = subprocess.run([sys.executable, "-c", WRAPPED.format(exc=exc)], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": ROOT}, timeout=60)
+    assert p.returncode == code, p.stderr
+    assert p.stderr.strip() == word
+
+
+def test_an_ordinary_import_error_still_shows_its_traceback():
+    src = WRAPPED.format(exc="ValueError")
+    p = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": ROOT}, timeout=60)
+    assert p.returncode == 1 and "RuntimeError" in p.stderr and "ValueError" in p.stderr
