@@ -194,3 +194,42 @@ def test_nearly_pure_fallback():
     assert pure_equilibria(U * 1e-7) == []
     assert _nearly_pure(U * 1e-7) == [(0, 0, 0)]
     assert _nearly_pure(U) == []
+
+
+# Stage games of 3 players, 3 cards each, from the k = 3 level of 3 players n = 7
+# discard/points (tests/data/multi_stage_games.npz, dumped from the level solver's
+# tables). Along each, the logit branch does something a plain tracer gets wrong:
+# - folds: the branch turns back in lambda; a step across the fold lands on the
+#   returning leg, where the tangent oriented by the previous one points back
+#   along the branch. The kernel before the orientation check (det [J; t']) then
+#   ended on another equilibrium, certified but not the branch's limit;
+# - turned_back: the same, but the trace went all the way back to lambda < 0 (it
+#   failed, and pygambit was called);
+# - stalled: at lambda ~ 5e6 the corrector stalls within 1.1x the regret target
+#   (it used to run out of steps, and pygambit was called);
+# - bifurcations: players 0 and 1 are identical and the symmetric branch meets an
+#   asymmetric one; the kernel crosses straight on (pygambit turns onto an arm).
+_GAMES = np.load(__import__("pathlib").Path(__file__).parent / "data" / "multi_stage_games.npz")
+
+
+@pytest.mark.parametrize("kind,i", [("folds", 0), ("folds", 1), ("folds", 2), ("folds", 3),
+                                    ("turned_back", 0), ("turned_back", 1), ("stalled", 0), ("stalled", 1)])
+def test_kernel_follows_the_branch_round_folds_to_pygambits_limit(kind, i):
+    U = _GAMES[kind][i].reshape(3, 3, 3, 3)
+    status, _, _, gain, mine = _kernel(U)
+    assert status == KERNEL_OK and gain <= 1e-6
+    ref = select_equilibrium(U, backend="gambit")
+    assert ref.method == "logit"
+    for a, b in zip(mine, ref.strategies):
+        assert np.allclose(a, b, atol=1e-5)
+
+
+@pytest.mark.parametrize("i", [0, 1])
+def test_kernel_crosses_a_symmetric_bifurcation_on_the_symmetric_branch(i):
+    U = _GAMES["bifurcations"][i].reshape(3, 3, 3, 3)
+    # players 0 and 1 are interchangeable: swapping them (payoff rows and bid axes) gives the same game
+    assert np.array_equal(np.swapaxes(U, 1, 2)[[1, 0, 2]], U)
+    status, _, _, gain, mine = _kernel(U)
+    assert status == KERNEL_OK and gain <= 1e-6
+    assert np.allclose(mine[0], mine[1], atol=1e-9)
+    assert deviation_gain(U, mine) <= 1e-6

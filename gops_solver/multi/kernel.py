@@ -50,6 +50,10 @@ _NEWTON_ITERS = 8
 _NEWTON_TOL = 1e-8
 #: smallest and largest arclength step, and the most steps of one trace
 _H_MIN = 1e-9
+#: below this step the trace checks whether it stalled within _STALL_FACTOR of the target
+_H_STALL = 1e-6
+#: a change of orientation that persists at this step is a bifurcation crossed, not a fold jumped
+_H_BIF = 1e-3
 _H_MAX = 1e12
 _MAX_STEPS = 4000
 #: successive tangents must turn by less than this (cosine): a larger turn is a jump between branches
@@ -260,6 +264,18 @@ def _lu(A, piv, n):
 
 
 @njit(cache=True)
+def _lu_sign(A, piv, n):
+    """Sign (+1 or -1) of the determinant of the matrix factorised by :func:`_lu`."""
+    sign = 1
+    for c in range(n):
+        if piv[c] != c:
+            sign = -sign
+        if A[c, c] < 0.0:
+            sign = -sign
+    return sign
+
+
+@njit(cache=True)
 def _lu_solve(A, piv, b, n):
     """Solve ``A x = b`` with the factors of :func:`_lu`; ``b`` is overwritten with ``x``."""
     for c in range(n):
@@ -428,17 +444,22 @@ def trace_logit(U, m, k, wk):
         A[N, c] = tan[c]
     if not _lu(A, wk.piv, N + 1):
         return -4
+    # the branch's orientation: det [J; t'] keeps this sign along it (Allgower &
+    # Georg, sec. 2.1), through folds in lambda too
+    orientation = _lu_sign(A, wk.piv, N + 1)
     _unit_tangent(A, wk.piv, N, tan)
     h = 0.1
     for step_no in range(_MAX_STEPS):
-        if h < _H_MIN:
-            # at lambda ~ 1e6 rounding can stall the corrector just short of the
-            # target; an endpoint within _STALL_FACTOR of it goes on to the polish
+        if h < _H_STALL:
+            # at lambda ~ 1e6 the probabilities underflow and the corrector stalls
+            # just short of the target (tiny steps, rejected as soon as they double);
+            # an endpoint within _STALL_FACTOR of it goes on to the polish
             _residual(U, z, m, k, wk, A[:0])
             if _gain(wk.p, wk.u, m, k) <= _STALL_FACTOR * target:
                 _normalise(wk.p, m, k)
                 return step_no
-            return -1
+            if h < _H_MIN:
+                return -1
         for c in range(N + 1):
             zp[c] = z[c] + h * tan[c]
         ok, iters = _step(U, m, k, wk, h)
@@ -447,6 +468,17 @@ def trace_logit(U, m, k, wk):
             for c in range(N + 1):
                 cos += tnew[c] * tan[c]
             ok = cos >= _MIN_COS
+        # the new tangent solves [J; t_old'] t = e_N, so it never turns back; where
+        # det [J; t'] changed sign the step either jumped across a fold onto the
+        # returning leg (smaller steps avoid that) or crossed a bifurcation (a
+        # symmetric game's branch meeting an asymmetric one: every step across it
+        # flips the sign). A flip that persists at _H_BIF is taken for a
+        # bifurcation and crossed straight on, along the branch it was following
+        if ok and _lu_sign(wk.A, wk.piv, N + 1) != orientation:
+            if h > _H_BIF:
+                ok = False
+            else:
+                orientation = -orientation
         if not ok:
             h *= 0.5
             continue
