@@ -27,7 +27,8 @@ the stage game of the *canonical* state (players in canonical order, see
    provided that gain is at most ``DEVIATION_TOL``; failing that, the
    equilibrium that simplicial subdivision (van der Laan & Talman 1979,
    Math. Programming 17:74-84; pygambit's ``simpdiv_solve``) reaches from
-   the uniform profile, polished on its supports. Simplicial subdivision
+   the uniform profile, polished on its supports (regret targets 1e-3 to
+   1e-9 in turn, the first certified). Simplicial subdivision
    always converges and its path from a given start is fixed, so this step
    is reproducible too.
 4. Whichever step chose it, the profile is accepted only if no player gains more than
@@ -143,6 +144,10 @@ def _nearly_pure(U) -> list:
 _LOGIT_TARGETS = (1e-8, 1e-7, 1e-6)
 #: probabilities below these count as off the support when polishing, tried in turn
 _SUPPORT_TOLS = (1e-6, 1e-4, 1e-2)
+#: simplicial subdivision's regret targets (exact rationals 1/d), coarsest first: its grid is
+#: refined until the target is met, and on some degenerate games 1e-9 takes many minutes
+#: (a 3-player 4-card game of 3 players n = 6: over 5 min; 1e-5 took 24 s and polished to 1e-6)
+_SIMPDIV_TARGETS = (10**3, 10**4, 10**5, 10**6, 10**9)
 
 
 def _gambit():
@@ -234,7 +239,9 @@ def simpdiv_equilibrium(U) -> list:
 
     Reached only where both logit tracers stop short and no pure profile is
     an equilibrium to ``DEVIATION_TOL`` (a degenerate stage game: seen at
-    3 players n = 7).
+    3 players n = 6 and 7). The regret targets 1e-3, 1e-4, 1e-5, 1e-6 and
+    1e-9 are tried in turn; the first endpoint that the support polish
+    certifies is taken.
 
     Returns
     -------
@@ -249,11 +256,15 @@ def simpdiv_equilibrium(U) -> list:
     m, k = U.shape[0], U.shape[1]
     gbt = _gambit()
     game = _strategic_game(gbt, U)
-    res = gbt.nash.simpdiv_solve(game.mixed_strategy_profile(rational=True), maxregret=gbt.Rational(1, 10**9))
-    strategies = _read_profile(game, res.equilibrium, [np.full(k, 1.0 / k) for _ in range(m)], list(range(m)))
-    certified = _certified(U, strategies)
-    if certified is not None:
-        return certified
+    # the coarsest target whose endpoint the support polish certifies: each is a fixed
+    # computation from the uniform profile, so the choice is reproducible
+    for denominator in _SIMPDIV_TARGETS:
+        res = gbt.nash.simpdiv_solve(game.mixed_strategy_profile(rational=True),
+                                     maxregret=gbt.Rational(1, denominator))
+        strategies = _read_profile(game, res.equilibrium, [np.full(k, 1.0 / k) for _ in range(m)], list(range(m)))
+        certified = _certified(U, strategies)
+        if certified is not None:
+            return certified
     raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: the logit tracers stop "
                            f"short, no pure profile is an equilibrium and simplicial subdivision's endpoint gains "
                            f"{deviation_gain(U, strategies):.3g} by deviating")

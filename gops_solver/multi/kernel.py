@@ -52,7 +52,8 @@ _NEWTON_TOL = 1e-8
 _H_MIN = 1e-9
 #: below this step the trace checks whether it stalled within _STALL_FACTOR of the target
 _H_STALL = 1e-6
-#: a change of orientation that persists at this step is a bifurcation crossed, not a fold jumped
+#: a change of orientation that persists at this step (times lambda, once lambda > 1: the
+#: coordinates grow with it) is a bifurcation crossed, not a fold jumped
 _H_BIF = 1e-3
 _H_MAX = 1e12
 _MAX_STEPS = 4000
@@ -472,10 +473,10 @@ def trace_logit(U, m, k, wk):
         # det [J; t'] changed sign the step either jumped across a fold onto the
         # returning leg (smaller steps avoid that) or crossed a bifurcation (a
         # symmetric game's branch meeting an asymmetric one: every step across it
-        # flips the sign). A flip that persists at _H_BIF is taken for a
+        # flips the sign). A flip that persists at _H_BIF (scaled) is taken for a
         # bifurcation and crossed straight on, along the branch it was following
         if ok and _lu_sign(wk.A, wk.piv, N + 1) != orientation:
-            if h > _H_BIF:
+            if h > _H_BIF * max(1.0, z[N]):
                 ok = False
             else:
                 orientation = -orientation
