@@ -23,9 +23,17 @@ RULES = Rules(7, "carry", "win")
 ARGS = ("solve", "-n", 7, "--objective", "win", "--quiet")
 
 
+def _interruptible():
+    # a shell without job control starts background jobs with SIGINT ignored, and children
+    # inherit that (`nohup .ci/run &` made every SIGINT case fail); the child gets the
+    # terminal's default, as a user's `gops` has
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(*args, **kw):
     return subprocess.Popen([sys.executable, "-m", "gops_solver", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ROOT}, **kw)
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ROOT},
+                            preexec_fn=_interruptible, **kw)
 
 
 def finish(p, timeout=120):
