@@ -5,6 +5,8 @@ rule) and by the deviation property; the level solver (points games) against
 the memoised recursion state by state.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -209,7 +211,7 @@ def test_nearly_pure_fallback():
 #   (it used to run out of steps, and pygambit was called);
 # - bifurcations: players 0 and 1 are identical and the symmetric branch meets an
 #   asymmetric one; the kernel crosses straight on (pygambit turns onto an arm).
-_GAMES = np.load(__import__("pathlib").Path(__file__).parent / "data" / "multi_stage_games.npz")
+_GAMES = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")
 
 
 @pytest.mark.parametrize("kind,i", [("folds", 0), ("folds", 1), ("folds", 2), ("folds", 3),

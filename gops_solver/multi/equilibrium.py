@@ -256,12 +256,13 @@ def simpdiv_equilibrium(U) -> list:
     m, k = U.shape[0], U.shape[1]
     gbt = _gambit()
     game = _strategic_game(gbt, U)
+    uniform = [np.full(k, 1.0 / k) for _ in range(m)]
     # the coarsest target whose endpoint the support polish certifies: each is a fixed
     # computation from the uniform profile, so the choice is reproducible
     for denominator in _SIMPDIV_TARGETS:
         res = gbt.nash.simpdiv_solve(game.mixed_strategy_profile(rational=True),
                                      maxregret=gbt.Rational(1, denominator))
-        strategies = _read_profile(game, res.equilibrium, [np.full(k, 1.0 / k) for _ in range(m)], list(range(m)))
+        strategies = _read_profile(game, res.equilibrium, uniform, list(range(m)))
         certified = _certified(U, strategies)
         if certified is not None:
             return certified
