@@ -94,7 +94,8 @@ def group_axes(space, level, k: int, ranks):
     ranks = np.asarray(ranks, dtype=np.int64)
     nsets = len(space.sets[k])
     return level._replace(sets=level.sets[ranks], min_ties=level.min_ties[ranks],
-                          offset=space.layouts[k].offset // nsets * len(ranks))
+                          offset=space.layouts[k].offset // nsets * len(ranks), rev_prize=level.rev_prize[ranks],
+                          rev_set=level.rev_set[ranks], rev_sum=level.rev_sum[ranks])
 
 
 def split_group(space, k: int, out, count: int) -> np.ndarray:

@@ -24,8 +24,8 @@ from numba import njit, objmode, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
-from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal, reveals, stage_matrix,
-                     stage_structure, win_cells, win_gather)
+from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure, win_cells,
+                     win_gather)
 
 
 @njit(parallel=True, cache=True)
@@ -43,8 +43,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     tmax = len(game.term) // 2
     dmax_k = level.dmax
     nd = 2 * dmax_k + 1
-    nq = reveals(game)
+    nrev = level.rev_prize.shape[1]
     for i in prange(len(ps)):
+        rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
         p_out = ps[i]
         h = level.canonical[p_out]
         u = level.pat_u[h]
@@ -86,12 +87,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                     # equal to the previous difference's keeps its value
                     for d in range(dlo, dlim + 1):
                         acc[d + dmax_k] = 0.0
-                    npots = 0
-                    for q in range(nq):
-                        p, s_prev, sum_prev = reveal(game, level, q, mask)
-                        if p == 0:
-                            continue
-                        npots += 1
+                    for j in range(nrev):
+                        p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
                         win_cells(game, prev, k, stage, c + p, ci, s_prev, sum_prev, cells)
                         v = np.nan
                         first = True
@@ -111,7 +108,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         if sym and d == 0:
                             R_out[row] = 0.0  # symmetric position: value 0
                             continue
-                        val = acc[d + dmax_k] / npots
+                        val = acc[d + dmax_k] / nrev
                         R_out[row + d] = val
                         if sym:
                             R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
@@ -121,11 +118,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         R_out[row] = 0.0  # symmetric position: value 0
                         continue
                     acc0 = 0.0
-                    npots = 0
-                    for q in range(nq):
-                        p, s_prev, sum_prev = reveal(game, level, q, mask)
-                        if p == 0:
-                            continue
+                    for j in range(nrev):
+                        p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
                         stage_matrix(game, prev, k, stage, c + p, d, ci, s_prev, sum_prev, M)
                         v, st = _solve(M, na, nb, x, y, work, use_highs)
                         games += 1
@@ -133,8 +127,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                             fails += 1
                             _keep_failed(M, na, nb, failed_game)
                         acc0 += v
-                        npots += 1
-                    val = acc0 / npots
+                    val = acc0 / nrev
                     R_out[row + d] = val
                     if sym:
                         R_out[row - d] = -val  # the mirror of a symmetric pattern is itself

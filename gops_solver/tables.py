@@ -75,6 +75,12 @@ class LevelAxes(NamedTuple):
     ``min_ties[set, carry]``: ties that carry needs. Fixed order:
     ``seq_next`` is the prize revealed at this level and ``hidden_sum`` the
     sum of the ``k`` hidden prizes (0 for the random order).
+
+    ``rev_prize[set, j]``, ``rev_set[set, j]``, ``rev_sum[set, j]``: the
+    ``j``-th possible reveal of each prize set (:func:`level_reveals`). They
+    are tabulated here, not worked out in the kernels' inner loops: an inlined
+    helper that takes these named tuples pays a reference count per array on
+    every call, several hundred ns per stage game.
     """
 
     k: int
@@ -89,6 +95,9 @@ class LevelAxes(NamedTuple):
     dmax: int
     seq_next: int
     hidden_sum: int
+    rev_prize: np.ndarray
+    rev_set: np.ndarray
+    rev_sum: np.ndarray
 
 
 class LevelTable(NamedTuple):
@@ -150,7 +159,33 @@ def level_axes(space, k: int) -> LevelAxes:
     else:
         seq_next, hidden = int(space.seq[len(space.items) - k]), space.hidden_sum(k)
     return LevelAxes(k, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k], pats.level_code[k], space.sets[k],
-                     space.cvals[k], space.min_ties[k], int(space.dmax[k]), seq_next, hidden)
+                     space.cvals[k], space.min_ties[k], int(space.dmax[k]), seq_next, hidden,
+                     *level_reveals(space, k))
+
+
+def level_reveals(space, k: int):
+    """The reveals of every prize set of level ``k``: ``(prize, set, sum)``, each of shape ``(nsets, r)``.
+
+    Random order: the ``r = k`` hidden prizes of set ``s`` in increasing
+    order, with the rank at level ``k - 1`` and the sum of the set left
+    hidden after each. Fixed order: ``r = 1``, the next prize of the
+    sequence (set 0, the hidden sum less that prize). Level 0 has no reveal.
+    """
+    sets = np.asarray(space.sets[k], dtype=np.int64)
+    if k == 0:
+        empty = np.zeros((len(sets), 0), np.int64)
+        return empty, empty.copy(), empty.copy()
+    if not space.random_order:
+        seq_next, hidden = int(space.seq[len(space.items) - k]), space.hidden_sum(k)
+        one = np.ones((len(sets), 1), np.int64)
+        return one * seq_next, one * 0, one * (hidden - seq_next)
+    ps = space.prize_sets
+    bits = (sets[:, None] >> np.arange(len(ps.values))) & 1
+    rows, qs = np.nonzero(bits)  # row-major: each set's prizes in increasing order
+    rest = sets[rows] & ~(np.int64(1) << qs)
+    shape = (len(sets), k)
+    return (ps.values[qs].astype(np.int64).reshape(shape), ps.set_rank[rest].astype(np.int64).reshape(shape),
+            ps.set_sum[rest].astype(np.int64).reshape(shape))
 
 
 def level_table(space, k: int, R) -> LevelTable:
@@ -374,28 +409,6 @@ def win_gather(game, prev, stage, cells, d, M):
                 changed = True
                 M[a, b] = v
     return changed
-
-
-@njit(cache=True, inline="always")
-def reveal(game, level, q, mask):
-    """The ``q``-th possible reveal at ``level``: ``(prize, s_prev, sum_prev)``; prize 0 if there is none.
-
-    Random order: prize ``game.values[q]`` when it is among the hidden
-    prizes ``mask``, with the index and the sum of the set left hidden at
-    level k - 1. Fixed order: ``q = 0`` only, the next prize of the sequence.
-    """
-    if game.random_order:
-        if not (mask >> q) & 1:
-            return 0, 0, 0
-        m2 = mask & ~(1 << q)
-        return game.values[q], game.set_rank[m2], game.set_sum[m2]
-    return level.seq_next, 0, level.hidden_sum - level.seq_next
-
-
-@njit(cache=True, inline="always")
-def reveals(game):
-    """How many reveals :func:`reveal` is asked for at each level."""
-    return len(game.values) if game.random_order else 1
 
 
 @njit(cache=True, inline="always")

@@ -29,8 +29,7 @@ from numba import njit, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH, VALUE_TOL, tol_text
 from .encoding import TOK_A, TOK_B, decode
 from .stage import solve_stage
-from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal, reveals, stage_matrix,
-                     stage_structure)
+from .tables import WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure
 
 _CHUNK = 1 << 18  # slots per kernel call: bounds the scratch arrays
 
@@ -51,7 +50,7 @@ def _verify_kernel(game, level, prev, slots, R_k, resid_out, value_out, exploit_
     dmax_k = level.dmax
     nd = 2 * dmax_k + 1
     tmax = len(game.term) // 2  # end payoff under win, as in level_kernel
-    nq = reveals(game)
+    nrev = level.rev_prize.shape[1]
     for i in prange(len(slots)):
         f = slots[i]
         # decode the flat slot: pattern block, then (set, carry, diff)
@@ -102,10 +101,8 @@ def _verify_kernel(game, level, prev, slots, R_k, resid_out, value_out, exploit_
         npots = 0
         worst = 0.0
         bad = False
-        for q in range(nq):
-            pz, s_prev, sum_prev = reveal(game, level, q, mask)
-            if pz == 0:
-                continue
+        for j in range(nrev):
+            pz, s_prev, sum_prev = level.rev_prize[si, j], level.rev_set[si, j], level.rev_sum[si, j]
             stage_matrix(game, prev, k, stage, c + pz, d, ci, s_prev, sum_prev, M)
             v, st = solve_stage(M, na, nb, x, y, work)
             games_out[i] += 1

@@ -61,3 +61,31 @@ def test_read_value_reads_mirror_images_negated():
     # outside the stored axes: NaN, never another slot's value
     assert np.isnan(read_value(table, 0, len(sp.sets[k]), 0, 0))
     assert np.isnan(read_value(table, 0, 0, 0, sp.dmax[k] + 1))
+
+
+@pytest.mark.parametrize("order", ["random", "ascending", "descending"])
+def test_level_reveals_lists_each_sets_hidden_prizes(order):
+    # the kernels read a prize set's reveals from level_reveals: under a random order every
+    # hidden prize in increasing order, with the set left hidden after it (its mask at level
+    # k - 1) and that set's sum; under a fixed order the next prize of the sequence alone
+    from gops_solver.solution import full_space
+    from gops_solver.tables import level_axes
+    sp = full_space(Rules(6, "carry", "points", order))
+    for k in range(1, sp.kmax + 1):
+        level = level_axes(sp, k)
+        shape = (len(sp.sets[k]), k if order == "random" else 1)
+        assert level.rev_prize.shape == level.rev_set.shape == level.rev_sum.shape == shape
+        for si, mask in enumerate(sp.sets[k]):
+            if order == "random":
+                hidden = [v for q, v in enumerate(sp.prize_sets.values) if (int(mask) >> q) & 1]
+                assert list(level.rev_prize[si]) == sorted(hidden)
+                for j, prize in enumerate(hidden):
+                    rest = [v for v in hidden if v != prize]
+                    rest_mask = sum(1 << q for q, v in enumerate(sp.prize_sets.values) if v in rest)
+                    assert sp.sets[k - 1][level.rev_set[si, j]] == rest_mask
+                    assert level.rev_sum[si, j] == sum(rest)
+            else:
+                seq = sorted(range(1, 7), reverse=order == "descending")
+                played = 6 - k
+                assert (level.rev_prize[si, 0], level.rev_set[si, 0], level.rev_sum[si, 0]) == \
+                    (seq[played], 0, sum(seq[played + 1:]))

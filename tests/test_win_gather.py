@@ -7,8 +7,8 @@ from gops_solver import Rules, solve
 from gops_solver.blocked import block_table
 from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
 from gops_solver.encoding import decode
-from gops_solver.tables import (game_axes, level_axes, level_table, reveal, reveals, stage_matrix, stage_structure,
-                                win_cells, win_gather)
+from gops_solver.tables import (game_axes, level_axes, level_table, stage_matrix, stage_structure, win_cells,
+                                win_gather)
 
 
 def _same(a, b):
@@ -47,10 +47,8 @@ def test_win_gather_builds_the_stage_matrix_game(tie, order):
             stage = stage_structure(tokens, level.pat_u[h], game.lut, game.lut_off)
             for si in range(len(level.sets)):
                 for ci in range(level.ncarry[p_out]):
-                    for q in range(reveals(game)):
-                        p, s_prev, sum_prev = reveal(game, level, q, level.sets[si])
-                        if p == 0:
-                            continue
+                    for q in range(level.rev_prize.shape[1]):
+                        p, s_prev, sum_prev = level.rev_prize[si, q], level.rev_set[si, q], level.rev_sum[si, q]
                         pot = level.cvals[ci] + p
                         for prev in views:
                             cells = np.empty((MAX_CARDS * MAX_CARDS, 6), np.int64)
