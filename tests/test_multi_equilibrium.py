@@ -95,6 +95,43 @@ def test_simplicial_subdivision_settles_a_game_both_tracers_give_up(monkeypatch)
     assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
 
 
+def test_pygambits_tracer_is_stopped_after_a_fixed_number_of_events(monkeypatch):
+    # the cap counts pygambit's path events, so where it stops is reproducible: on a game whose
+    # branch it traces in a few hundred events, a cap of 10 stops every target and the call
+    # fails with the reason; the default cap lets the same trace finish
+    from gops_solver.multi import equilibrium as eq
+    U = np.random.default_rng(7).normal(size=(3, 3, 3, 3)) * 3
+    assert pure_equilibria(U) == []
+    found = eq.logit_equilibrium(U)
+    assert nm.max_deviation_gain(U, found) <= 1e-6
+    monkeypatch.setattr(eq, "_LOGIT_MAX_EVENTS", 10)
+    with pytest.raises(eq.EquilibriumError, match="stopped after 10 events"):
+        eq.logit_equilibrium(U)
+
+
+def test_a_trace_that_runs_past_the_cap_is_stopped_and_a_looser_target_settles_it():
+    # a 4-player 3-card stage game of 4 players n = 5 discard/win (tests/data, dumped from the
+    # level solver): the kernel's tracer fails (its corrector gives up near lambda 1e5) and
+    # pygambit's trace to regret 1e-8 kept the solve busy for over 5 minutes. It is now stopped
+    # after 50,000 events (about 4 s), and the next target, 1e-7, ends in a certified equilibrium
+    from pathlib import Path
+    from gops_solver.multi import equilibrium as eq
+    U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["long_trace"][0].reshape(4, 3, 3, 3, 3)
+    from gops_solver.multi.kernel import KERNEL_FAILED, make_work, stage_equilibrium
+    flat = np.ascontiguousarray(U.reshape(4, -1))
+    assert stage_equilibrium(flat, 4, 3, 1e-9, 1e-6, make_work(4, 3), np.empty((4, 3)))[0] == KERNEL_FAILED
+    gbt = eq._gambit()
+    game = eq._strategic_game(gbt, U)
+    assert eq._logit_solve(gbt, game, 1e-8) == (None, "stopped after 50,000 events")
+    eq_1e7, reason = eq._logit_solve(gbt, game, 1e-7)
+    assert eq_1e7 is not None and "CONVERGED" in str(reason)
+    found = select_equilibrium(U)
+    assert found.method == "logit"
+    assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
+    again = select_equilibrium(U)
+    assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
+
+
 def test_deviation_gain_detects_a_non_equilibrium():
     U = np.zeros((3, 2, 2, 2))
     U[0, 1] = 1.0  # player 0 always prefers card index 1

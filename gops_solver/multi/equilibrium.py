@@ -18,7 +18,9 @@ the stage game of the *canonical* state (players in canonical order, see
    10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263): the
    branch starts at the uniform profile (``lambda = 0``) and is unique, so
    the selection is too. Traced by the jitted kernel of :mod:`.kernel`; where
-   it stalls or cannot certify its endpoint, by pygambit's ``logit_solve``.
+   it stalls or cannot certify its endpoint, by pygambit's ``logit_solve``,
+   stopped (as a failure) after ``_LOGIT_MAX_EVENTS`` (50,000) points of the
+   branch: on some degenerate games it runs for many minutes.
 3. **If both tracers fail** (pygambit stops without an equilibrium where the
    branch meets a bifurcation), the first pure equilibrium in lexicographic
    order of ``(b_0, ..., b_{m-1})`` (lowest cards first, player 0 most
@@ -142,6 +144,12 @@ def _nearly_pure(U) -> list:
 
 #: regret targets (relative to the payoff range) tried in turn by the logit tracer
 _LOGIT_TARGETS = (1e-8, 1e-7, 1e-6)
+#: events (points of the branch, bifurcations) after which pygambit's logit tracer is stopped
+#: and counts as failing (step 3 decides). On some degenerate 4-player `win` games it ran for
+#: many minutes; of the 258 games the kernel handed it at 4 players n = 5 discard/win, the
+#: longest trace that ended in an equilibrium had 12,240 events (99 % had under 6,500), and
+#: 50,000 events take about 4 s. Counting events, not seconds, keeps the selection reproducible
+_LOGIT_MAX_EVENTS = 50_000
 #: probabilities below these count as off the support when polishing, tried in turn
 _SUPPORT_TOLS = (1e-6, 1e-4, 1e-2)
 #: simplicial subdivision's regret targets (exact rationals 1/d), coarsest first: its grid is
@@ -206,16 +214,40 @@ def logit_equilibrium(U, maxregret=1e-8) -> list:
     # continuation values carry the 1e-8 regrets of earlier stages) the
     # tracer can fail to reach it, then looser targets are tried; the
     # caller's deviation check (<= DEVIATION_TOL) decides in the end
+    reason = "no reason given"
     for target in _LOGIT_TARGETS:
-        res = gbt.nash.logit_solve(game, maxregret=max(maxregret, target))
-        eq = res.equilibrium if hasattr(res, "equilibrium") else (res.equilibria[0] if res.equilibria else None)
+        eq, reason = _logit_solve(gbt, game, max(maxregret, target))
         if eq is not None:
             certified = _certified(U, _read_profile(game, eq, out, active))
             if certified is not None:
                 return certified
     raise EquilibriumError(f"no certified equilibrium of a {m}-player {k}-card stage game: both logit tracers "
-                           f"stop short of the limit (pygambit: {getattr(res, 'reason', 'no reason given')}) "
-                           f"and it has no pure equilibrium")
+                           f"stop short of the limit (pygambit: {reason}) and it has no pure equilibrium")
+
+
+class _TraceTooLong(Exception):
+    """Raised by the event counter of :func:`_logit_solve` to stop pygambit's tracer."""
+
+
+def _logit_solve(gbt, game, maxregret):
+    """pygambit's ``logit_solve``, stopped after ``_LOGIT_MAX_EVENTS`` events: ``(equilibrium or None, reason)``."""
+    events = 0
+
+    def count(event):
+        nonlocal events
+        events += 1
+        if events > _LOGIT_MAX_EVENTS:
+            raise _TraceTooLong
+
+    try:
+        res = gbt.nash.logit_solve(game, maxregret=maxregret, event_callback=count)
+    except (_TraceTooLong, RuntimeError):
+        # pygambit hands the callback's exception back as a RuntimeError
+        if events > _LOGIT_MAX_EVENTS:
+            return None, f"stopped after {_LOGIT_MAX_EVENTS:,} events"
+        raise
+    eq = res.equilibrium if hasattr(res, "equilibrium") else (res.equilibria[0] if res.equilibria else None)
+    return eq, getattr(res, "reason", "no reason given")
 
 
 def _certified(U, strategies):
