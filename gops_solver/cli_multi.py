@@ -217,6 +217,8 @@ def verify(players, cards, tie, objective, order, as_json, solution):
         click.echo(f"security residual   {report['security_residual']:.1e} (HiGHS re-solve; limit 1e-9)")
         click.echo(f"value residual      {report['value_residual']:.1e}")
         click.echo(f"max deviation gain  {report['max_deviation_gain']:.1e} (limit 1e-6)")
+        click.echo(f"symmetry spread     {report['symmetry_spread']:.1e} (largest value difference between "
+                   f"players with equal hands and scores; reported, not checked)")
         click.echo(f"verdict             {'ok' if report['ok'] else 'FAILED'}")
     if not report["ok"] or not math.isfinite(report["max_deviation_gain"]):
         raise SystemExit(1)

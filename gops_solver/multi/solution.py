@@ -155,7 +155,11 @@ class MultiSolution:
         dict
             ``states``, ``security_residual`` (largest |stored - recomputed|),
             ``value_residual``, ``max_deviation_gain``, ``ok`` (residuals
-            <= 1e-9 and gain <= 1e-6) and ``worst`` (the key of the worst state).
+            <= 1e-9 and gain <= 1e-6) and ``worst`` (the key of the worst
+            state); ``symmetry_spread`` and ``symmetry_worst`` from
+            :func:`symmetry_spread` (reported, not part of ``ok``: the
+            selection rule may pick an asymmetric equilibrium of a symmetric
+            stage game, see docs/multiplayer.md).
         """
         ind = self.induction
         checker = Induction(self.rules, stage_solver=backend)
@@ -173,8 +177,42 @@ class MultiSolution:
             gain = max(gain, deviation_gain(game.equilibrium, found.strategies))
         from .constants import DEVIATION_TOL
         ok = sec_res <= SECURITY_TOL and val_res <= SECURITY_TOL and gain <= DEVIATION_TOL
+        spread, sym_worst = symmetry_spread(ind.table.items())
         return {"states": len(ind.table), "security_residual": sec_res, "value_residual": val_res,
-                "max_deviation_gain": gain, "ok": ok, "worst": None if worst is None else repr(worst)}
+                "max_deviation_gain": gain, "ok": ok, "worst": None if worst is None else repr(worst),
+                "symmetry_spread": spread, "symmetry_worst": None if sym_worst is None else repr(sym_worst)}
+
+
+def symmetry_spread(entries):
+    """Largest difference between the equilibrium values of exchangeable players.
+
+    Players with the same hand and score key are exchangeable: the state is
+    its own image when they swap seats, so a symmetric selection would give
+    them equal values. Canonical keys ``(masks, pot, hidden, score keys)``
+    list such players next to each other (:mod:`.state`).
+
+    Parameters
+    ----------
+    entries : iterable of (key, (security, values))
+        Stored states, as ``table.items()``.
+
+    Returns
+    -------
+    spread : float
+        The largest ``|values[i] - values[j]|`` over exchangeable players
+        (0.0 when no state has any).
+    worst : tuple or None
+        The key where it occurs.
+    """
+    spread, worst = 0.0, None
+    for key, (_, eq) in entries:
+        masks, scores = key[0], key[3]
+        for i in range(len(masks) - 1):
+            if masks[i] == masks[i + 1] and scores[i] == scores[i + 1]:
+                d = abs(float(eq[i]) - float(eq[i + 1]))
+                if d > spread:
+                    spread, worst = d, key
+    return spread, worst
 
 
 def subgame_solver(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
