@@ -20,10 +20,12 @@ _SUFFIXES = (".nbi", ".nbc")
 def cache_dirs() -> list[str]:
     """Folders where numba may keep this package's cached kernels.
 
-    Beside the sources (``__pycache__``), ``NUMBA_CACHE_DIR`` when set, and
-    numba's per-user fallback for read-only installs.
+    Beside the sources (the ``__pycache__`` of the package and of each
+    subpackage), ``NUMBA_CACHE_DIR`` when set, and numba's per-user fallback
+    for read-only installs.
     """
-    dirs = [os.path.join(_PACKAGE_DIR, "__pycache__")]
+    dirs = sorted(os.path.join(folder, "__pycache__") for folder, subdirs, _ in os.walk(_PACKAGE_DIR)
+                  if "__pycache__" in subdirs)
     from numba.core import config
     if config.CACHE_DIR:
         dirs.append(config.CACHE_DIR)
@@ -37,7 +39,8 @@ def cache_dirs() -> list[str]:
 
 def _ours(folder: str, root: str) -> bool:
     # beside the sources every file is ours; elsewhere numba names the folder after the source path
-    return root == os.path.join(_PACKAGE_DIR, "__pycache__") or "gops_solver" in os.path.relpath(folder, root)
+    inside = os.path.commonpath([os.path.abspath(root), _PACKAGE_DIR]) == _PACKAGE_DIR
+    return inside or "gops_solver" in os.path.relpath(folder, root)
 
 
 def clean_cache(dry_run: bool = False, dirs=None) -> list[str]:

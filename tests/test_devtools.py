@@ -27,3 +27,17 @@ def test_clean_cache_removes_only_our_kernels(tmp_path, capsys):
 def test_command_line(capsys):
     assert main(["clean-cache", "--dry-run"]) == 0
     assert capsys.readouterr().out.startswith("would remove ")
+
+
+def test_cache_dirs_cover_the_subpackages():
+    # a kernel cached in a subpackage (multi/, variants/) inlines kernels of other
+    # modules too, so clean-cache must reach every __pycache__ under the package
+    import os
+
+    import gops_solver
+    from gops_solver.devtools import cache_dirs
+
+    package = os.path.dirname(gops_solver.__file__)
+    multi_cache = os.path.join(package, "multi", "__pycache__")
+    os.makedirs(multi_cache, exist_ok=True)
+    assert multi_cache in cache_dirs()

@@ -19,8 +19,9 @@ logit equations are, per player ``i``,
 ``x_i(a) - x_i(0) - lambda (u_i(a) - u_i(0)) = 0`` for ``a >= 1`` and
 ``sum_a exp(x_i(a)) = 1``.
 
-Cost: expected payoffs average the payoff tensor over one player's mix at a
-time (``k ** m`` products per averaged axis), and each corrector iterate's
+Cost: expected payoffs take one pass over the payoff tensor, each profile
+weighted by the others' probabilities (a pass over a small tensor costs less
+than averaging one axis at a time through buffers), and each corrector iterate's
 Jacobian is factorised once (LU), the factors at the converged iterate
 giving the tangent there as well.
 """
@@ -59,6 +60,8 @@ _H_MAX = 1e12
 _MAX_STEPS = 4000
 #: successive tangents must turn by less than this (cosine): a larger turn is a jump between branches
 _MIN_COS = 0.95
+#: the polished endpoint may move no probability by more than this (else the endpoint stands)
+_POLISH_MOVE = 0.1
 #: a trace that stalls within this factor of the regret target still counts as reaching it
 _STALL_FACTOR = 100.0
 
@@ -74,8 +77,8 @@ class KernelWork(NamedTuple):
         Mixed profile and each card's expected payoff against it.
     w : float64 (m, m, k, k)
         ``w[i, j, a, c]``: player i's payoff from card a when j bids c (others mixed).
-    bufa, bufb : float64 (k ** (m - 1),)
-        Partial contractions of a payoff tensor.
+    digits : int64 (k ** m, m)
+        Card index of each player in each profile.
     z, zp, y : float64 (N + 1,)
         Point on the branch, predictor, corrector iterate.
     tan, tnew : float64 (N + 1,)
@@ -92,8 +95,7 @@ class KernelWork(NamedTuple):
     p: np.ndarray
     u: np.ndarray
     w: np.ndarray
-    bufa: np.ndarray
-    bufb: np.ndarray
+    digits: np.ndarray
     z: np.ndarray
     zp: np.ndarray
     y: np.ndarray
@@ -111,83 +113,98 @@ def make_work(m, k):
     strides = np.empty(m, dtype=np.int64)
     for j in range(m):
         strides[j] = k ** (m - 1 - j)
-    return KernelWork(strides, np.empty((m, k)), np.empty((m, k)), np.empty((m, m, k, k)),
-                      np.empty(k ** (m - 1)), np.empty(k ** (m - 1)),
+    K = k ** m
+    digits = np.empty((K, m), dtype=np.int64)
+    for t in range(K):
+        for j in range(m):
+            digits[t, j] = (t // strides[j]) % k
+    return KernelWork(strides, np.empty((m, k)), np.empty((m, k)), np.empty((m, m, k, k)), digits,
                       np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1), np.empty(N + 1),
                       np.empty(N + 1), np.empty((N + 1, N + 1)), np.empty(N + 1, dtype=np.int64))
 
 
 @njit(cache=True)
-def _contract(src, size, k, stride, q, dst):
-    """``dst``: the first ``size`` entries of ``src`` (C order) summed along the axis of ``stride``, weighted by ``q``."""
-    block = k * stride
-    for o in range(size // block):
-        base = o * block
-        out = o * stride
-        if stride == 1:
-            s = 0.0
-            for d in range(k):
-                s += q[d] * src[base + d]
-            dst[out] = s
-        else:
-            q0 = q[0]
-            for r in range(stride):
-                dst[out + r] = q0 * src[base + r]
-            for d in range(1, k):
-                qd = q[d]
-                b = base + d * stride
-                for r in range(stride):
-                    dst[out + r] += qd * src[b + r]
-
-
-@njit(cache=True)
-def _marginal(U, i, keep, p, m, k, wk):
-    """Player i's payoffs with every player but i and ``keep`` (-1: none) averaged over their mix.
-
-    One axis at a time (highest first, so the kept axes' strides are known):
-    ``k ** m`` products per contracted axis, not ``k ** m * m``. Returns the
-    ``k`` (or ``k * k``, axes in player order) entries at the start of an array.
-    """
-    src = U[i]
-    size = U.shape[1]
-    flip = False
-    for l in range(m - 1, -1, -1):
-        if l == i or l == keep:
-            continue
-        stride = 1
-        if i > l:
-            stride *= k
-        if keep > l:
-            stride *= k
-        dst = wk.bufb if flip else wk.bufa
-        _contract(src, size, k, stride, p[l], dst)
-        src = dst
-        size //= k
-        flip = not flip
-    return src
+def _others_weight(p, digits, t, m, i, j):
+    """Product of the probabilities, at profile ``t``, of the cards of every player but ``i`` and ``j``."""
+    q = 1.0
+    for l in range(m):
+        if l != i and l != j:
+            q *= p[l, digits[t, l]]
+    return q
 
 
 @njit(cache=True)
 def payoffs_against(U, p, m, k, wk):
     """``wk.u[i, a]``: player i's expected payoff from card a against the others' mixes ``p``."""
+    u, digits = wk.u, wk.digits
     for i in range(m):
-        r = _marginal(U, i, -1, p, m, k, wk)
         for a in range(k):
-            wk.u[i, a] = r[a]
+            u[i, a] = 0.0
+    # one pass over the profiles, each weighted by the others' probabilities (a
+    # pass over these small tensors costs less than averaging one axis at a time)
+    for t in range(digits.shape[0]):
+        if m == 3:
+            d0, d1, d2 = digits[t, 0], digits[t, 1], digits[t, 2]
+            p0, p1, p2 = p[0, d0], p[1, d1], p[2, d2]
+            u[0, d0] += U[0, t] * (p1 * p2)
+            u[1, d1] += U[1, t] * (p0 * p2)
+            u[2, d2] += U[2, t] * (p0 * p1)
+        else:
+            for i in range(m):
+                u[i, digits[t, i]] += U[i, t] * _others_weight(p, digits, t, m, i, -1)
 
 
 @njit(cache=True)
 def _pair_payoffs(U, p, m, k, wk):
     """``wk.w[i, j, a, c]`` for i != j: i's payoff with own card a and j's card c, the rest mixed; and ``wk.u``."""
-    w = wk.w
+    w, digits = wk.w, wk.digits
     for i in range(m):
         for j in range(m):
-            if j == i:
-                continue
-            r = _marginal(U, i, j, p, m, k, wk)
             for a in range(k):
                 for c in range(k):
-                    w[i, j, a, c] = r[a * k + c] if i < j else r[c * k + a]
+                    w[i, j, a, c] = 0.0
+    # one pass over the profiles: each adds its payoff, weighted by the mixes of
+    # the players other than (i, j), to every pair's entry; that weight is the
+    # same for (i, j) and (j, i), so it is computed once per unordered pair
+    for t in range(digits.shape[0]):
+        if m == 3:
+            d0, d1, d2 = digits[t, 0], digits[t, 1], digits[t, 2]
+            p0, p1, p2 = p[0, d0], p[1, d1], p[2, d2]
+            u0, u1, u2 = U[0, t], U[1, t], U[2, t]
+            w[0, 1, d0, d1] += u0 * p2
+            w[1, 0, d1, d0] += u1 * p2
+            w[0, 2, d0, d2] += u0 * p1
+            w[2, 0, d2, d0] += u2 * p1
+            w[1, 2, d1, d2] += u1 * p0
+            w[2, 1, d2, d1] += u2 * p0
+        elif m == 4:
+            d0, d1, d2, d3 = digits[t, 0], digits[t, 1], digits[t, 2], digits[t, 3]
+            p0, p1, p2, p3 = p[0, d0], p[1, d1], p[2, d2], p[3, d3]
+            u0, u1, u2, u3 = U[0, t], U[1, t], U[2, t], U[3, t]
+            q = p2 * p3
+            w[0, 1, d0, d1] += u0 * q
+            w[1, 0, d1, d0] += u1 * q
+            q = p1 * p3
+            w[0, 2, d0, d2] += u0 * q
+            w[2, 0, d2, d0] += u2 * q
+            q = p1 * p2
+            w[0, 3, d0, d3] += u0 * q
+            w[3, 0, d3, d0] += u3 * q
+            q = p0 * p3
+            w[1, 2, d1, d2] += u1 * q
+            w[2, 1, d2, d1] += u2 * q
+            q = p0 * p2
+            w[1, 3, d1, d3] += u1 * q
+            w[3, 1, d3, d1] += u3 * q
+            q = p0 * p1
+            w[2, 3, d2, d3] += u2 * q
+            w[3, 2, d3, d2] += u3 * q
+        else:
+            for i in range(m):
+                for j in range(m):
+                    if j != i:
+                        w[i, j, digits[t, i], digits[t, j]] += U[i, t] * _others_weight(p, digits, t, m, i, j)
+    for i in range(m):
         j = 1 if i == 0 else 0
         for a in range(k):
             s = 0.0
@@ -625,12 +642,19 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
         for a in range(k):
             out[i, a] = traced[i, a]
     # Newton on the endpoint's support gives the limit itself (the tracer stops
-    # at regret 1e-8 of the range); kept only where it improves the gain
+    # at regret 1e-8 of the range); kept where it improves the gain and stays
+    # beside the endpoint: on degenerate games Newton can run off to another
+    # equilibrium of the same support, and whether it does would then hang on
+    # rounding (an endpoint that is not certified itself takes any certified polish)
     polished = np.empty((m, k))
     for support_tol in (1e-6, 1e-4):
         if polish_support(U, traced, m, k, support_tol, wk, polished):
             g = deviation_gain_k(U, polished, m, k, wk)
-            if g < gain:
+            move = 0.0
+            for i in range(m):
+                for a in range(k):
+                    move = max(move, abs(polished[i, a] - traced[i, a]))
+            if g < gain and (move <= _POLISH_MOVE or not gain <= dev_tol):
                 gain = g
                 for i in range(m):
                     for a in range(k):

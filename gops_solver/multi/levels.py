@@ -221,6 +221,9 @@ class LevelInduction(Induction):
     def _redo_flagged(self, k, out):
         """Re-solve what the kernel could not certify: HiGHS for security, pygambit for equilibria."""
         zero = (0,) * self.m
+        # distinct states can build the very same stage game (seen at 3 players
+        # n = 6 carry); the reference path, seconds to minutes a game, runs once per game
+        selected = {}
         for P, s in zip(*np.nonzero(out.flags)):
             hidden, pot = self.slots[k][s]
             game = self.stage((self.patterns[k][P], pot, hidden, zero))
@@ -229,7 +232,10 @@ class LevelInduction(Induction):
                     M = np.ascontiguousarray(np.moveaxis(game.security[i], i, 0).reshape(k, -1))
                     out.sec[P, s, i] = highs_stage(M).value
             if out.flags[P, s] & FLAG_EQUILIBRIUM:
-                found = _select_gambit(game.equilibrium)
+                key = game.equilibrium.tobytes()
+                found = selected.get(key)
+                if found is None:
+                    found = selected[key] = _select_gambit(game.equilibrium)
                 self.methods[found.method] += 1
                 out.eq[P, s] = found.values
                 out.gain[P, s] = found.gain
