@@ -133,7 +133,7 @@ def solve(players, cards, tie, objective, order, as_json, security_only, out):
     m = sol.methods
     if not security_only:
         click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure, "
-                   f"{m.get('simpdiv', 0):,} simplicial subdivision; "
+                   f"{m.get('gnm', 0):,} global Newton, {m.get('simpdiv', 0):,} simplicial subdivision; "
                    f"largest deviation gain {sol.max_deviation_gain:.1e}")
     click.echo(f"time        {sol.seconds:.2f} s")
     if out is not None:

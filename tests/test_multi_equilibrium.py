@@ -87,6 +87,7 @@ def test_simplicial_subdivision_settles_a_game_both_tracers_give_up(monkeypatch)
         raise eq.EquilibriumError("tracer stopped short")
 
     monkeypatch.setattr(eq, "logit_equilibrium", give_up)
+    monkeypatch.setattr(eq, "gnm_equilibrium", lambda U: None)  # the global Newton method finds nothing certified
     found = eq.select_equilibrium(U, backend="gambit")
     assert found.method == "simpdiv"
     assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
@@ -145,3 +146,25 @@ def test_public_solve_dispatches_on_players():
     sol = solve(Rules(2, tie="discard", players=3))
     q = sol.query(hands=[[1, 2], [1, 2], [1, 2]], pot=1, prizes=[2], scores=[0, 0, 0])
     assert len(q.security) == len(q.values) == len(q.strategies) == 3 and q.deviation_gain <= 1e-6
+
+
+def test_global_newton_settles_a_real_game_both_tracers_give_up():
+    # a 3-player 5-card stage game of n = 6 discard/points (tests/data/multi_stage_games.npz,
+    # "gnm", built by the level solver): the jitted tracer runs out of steps at lambda ~ 4,
+    # pygambit's tracer misses every regret target, no pure profile is within 1e-6. Step 3's
+    # global Newton method settles it (simplicial subdivision took 154 s on it); the profile is
+    # checked by the naive oracle, and found the same way twice
+    from pathlib import Path
+
+    from gops_solver.multi import equilibrium as eq
+    from gops_solver.multi.kernel import KERNEL_FAILED, make_work, stage_equilibrium
+    flat = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm"][0]
+    U = flat.reshape(3, 5, 5, 5)
+    assert stage_equilibrium(flat, 3, 5, 1e-9, 1e-6, make_work(3, 5), np.empty((3, 5)))[0] == KERNEL_FAILED
+    assert pure_equilibria(U) == [] and eq._nearly_pure(U) == []
+    found = select_equilibrium(U)
+    assert found.method == "gnm"
+    assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
+    assert any(np.count_nonzero(p > 1e-9) > 1 for p in found.strategies)
+    again = select_equilibrium(U)
+    assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))

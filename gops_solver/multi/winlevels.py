@@ -44,7 +44,7 @@ from .winkernel import (FLAG_MISSING, METHOD_DECIDED, PASS_COPY, PASS_HASH, PASS
 __all__ = ["WinLevelInduction"]
 
 #: ``method`` codes of the states whose equilibria pygambit's path selected (by the selection step it took)
-_REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4}
+_REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5}
 
 
 def _run_start(patterns, m):
