@@ -168,3 +168,17 @@ def test_global_newton_settles_a_real_game_both_tracers_give_up():
     assert any(np.count_nonzero(p > 1e-9) > 1 for p in found.strategies)
     again = select_equilibrium(U)
     assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
+
+
+def test_global_newton_is_stopped_after_a_fixed_number_of_events(monkeypatch):
+    # the cap counts the method's path events (reproducible, unlike a clock); stopped, it counts
+    # as finding nothing and the selection goes on to simplicial subdivision
+    from pathlib import Path
+
+    from gops_solver.multi import equilibrium as eq
+    U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm"][0].reshape(3, 5, 5, 5)
+    monkeypatch.setattr(eq, "_GNM_MAX_EVENTS", 1)
+    assert eq.gnm_equilibrium(U) is None
+    monkeypatch.setattr(eq, "_GNM_MAX_EVENTS", 2_000)
+    found = eq.gnm_equilibrium(U)
+    assert found is not None and nm.max_deviation_gain(U, found) <= 1e-6

@@ -153,6 +153,10 @@ _LOGIT_TARGETS = (1e-8, 1e-7, 1e-6)
 #: longest trace that ended in an equilibrium had 12,240 events (99 % had under 6,500), and
 #: 50,000 events take about 4 s. Counting events, not seconds, keeps the selection reproducible
 _LOGIT_MAX_EVENTS = 50_000
+#: the global Newton method (step 3) is stopped after this many path events and counts as
+#: failing: on 24 degenerate 3-player 4-card games of n = 6 carry/points the longest path that
+#: ended had 71 events; one ran on for minutes (5,000 events took 3.5 s)
+_GNM_MAX_EVENTS = 2_000
 #: probabilities below these count as off the support when polishing, tried in turn
 _SUPPORT_TOLS = (1e-6, 1e-4, 1e-2)
 #: simplicial subdivision's regret targets (exact rationals 1/d), coarsest first: its grid is
@@ -275,6 +279,8 @@ def gnm_equilibrium(U):
     pygambit's ``gnm_solve`` follows one path from the game perturbed by a
     bonus of 1 on each player's first card and reports the equilibria it
     crosses, in order; the first that :func:`_certified` accepts is taken.
+    The path is stopped after ``_GNM_MAX_EVENTS`` events (a count, so the
+    selection stays reproducible) and then counts as finding nothing.
     Floating point, so a fraction of a second where simplicial subdivision
     (:func:`simpdiv_equilibrium`) can take minutes: on a degenerate
     3-player 5-card game of n = 6 discard/points, 3 s against 154 s; on a
@@ -289,9 +295,18 @@ def gnm_equilibrium(U):
     gbt = _gambit()
     game = _strategic_game(gbt, U)
     uniform = [np.full(k, 1.0 / k) for _ in range(m)]
+    events = 0
+
+    def count(event):
+        nonlocal events
+        events += 1
+        if events > _GNM_MAX_EVENTS:
+            raise _TraceTooLong
+
     try:
-        found = gbt.nash.gnm_solve(game).equilibria
-    except (RuntimeError, ValueError):  # the method can fail on a degenerate perturbation
+        found = gbt.nash.gnm_solve(game, event_callback=count).equilibria
+    except (_TraceTooLong, RuntimeError, ValueError):
+        # the cap (handed back as a RuntimeError), or a failure on a degenerate perturbation
         return None
     for eq in found:
         certified = _certified(U, _read_profile(game, eq, uniform, list(range(m))))
