@@ -179,6 +179,6 @@ def test_global_newton_is_stopped_after_a_fixed_number_of_events(monkeypatch):
     U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm"][0].reshape(3, 5, 5, 5)
     monkeypatch.setattr(eq, "_GNM_MAX_EVENTS", 1)
     assert eq.gnm_equilibrium(U) is None
-    monkeypatch.setattr(eq, "_GNM_MAX_EVENTS", 2_000)
+    monkeypatch.undo()
     found = eq.gnm_equilibrium(U)
     assert found is not None and nm.max_deviation_gain(U, found) <= 1e-6

@@ -154,9 +154,10 @@ _LOGIT_TARGETS = (1e-8, 1e-7, 1e-6)
 #: 50,000 events take about 4 s. Counting events, not seconds, keeps the selection reproducible
 _LOGIT_MAX_EVENTS = 50_000
 #: the global Newton method (step 3) is stopped after this many path events and counts as
-#: failing: on 24 degenerate 3-player 4-card games of n = 6 carry/points the longest path that
-#: ended had 71 events; one ran on for minutes (5,000 events took 3.5 s)
-_GNM_MAX_EVENTS = 2_000
+#: failing: on 24 degenerate 3-player 4-card games of n = 6 carry/points the paths that ended
+#: had at most 71 events, but one ran on for minutes (5,000 events took 3.5 s); a 5-card game
+#: of n = 6 discard/points needed 61,697 events (4.2 s)
+_GNM_MAX_EVENTS = 100_000
 #: probabilities below these count as off the support when polishing, tried in turn
 _SUPPORT_TOLS = (1e-6, 1e-4, 1e-2)
 #: simplicial subdivision's regret targets (exact rationals 1/d), coarsest first: its grid is
