@@ -234,24 +234,35 @@ def logit_equilibrium(U, maxregret=1e-8) -> list:
 
 
 class _TraceTooLong(Exception):
-    """Raised by the event counter of :func:`_logit_solve` to stop pygambit's tracer."""
+    """Raised by :class:`_EventCap` to stop a pygambit computation."""
+
+
+class _EventCap:
+    """pygambit ``event_callback`` stopping the computation after ``limit`` events (a count, not a clock,
+    so where it stops is reproducible)."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.events = 0
+
+    def __call__(self, event):
+        self.events += 1
+        if self.events > self.limit:
+            raise _TraceTooLong
+
+    @property
+    def hit(self) -> bool:
+        return self.events > self.limit
 
 
 def _logit_solve(gbt, game, maxregret):
     """pygambit's ``logit_solve``, stopped after ``_LOGIT_MAX_EVENTS`` events: ``(equilibrium or None, reason)``."""
-    events = 0
-
-    def count(event):
-        nonlocal events
-        events += 1
-        if events > _LOGIT_MAX_EVENTS:
-            raise _TraceTooLong
-
+    cap = _EventCap(_LOGIT_MAX_EVENTS)
     try:
-        res = gbt.nash.logit_solve(game, maxregret=maxregret, event_callback=count)
+        res = gbt.nash.logit_solve(game, maxregret=maxregret, event_callback=cap)
     except (_TraceTooLong, RuntimeError):
         # pygambit hands the callback's exception back as a RuntimeError
-        if events > _LOGIT_MAX_EVENTS:
+        if cap.hit:
             return None, f"stopped after {_LOGIT_MAX_EVENTS:,} events"
         raise
     eq = res.equilibrium if hasattr(res, "equilibrium") else (res.equilibria[0] if res.equilibria else None)
@@ -296,16 +307,8 @@ def gnm_equilibrium(U):
     gbt = _gambit()
     game = _strategic_game(gbt, U)
     uniform = [np.full(k, 1.0 / k) for _ in range(m)]
-    events = 0
-
-    def count(event):
-        nonlocal events
-        events += 1
-        if events > _GNM_MAX_EVENTS:
-            raise _TraceTooLong
-
     try:
-        found = gbt.nash.gnm_solve(game, event_callback=count).equilibria
+        found = gbt.nash.gnm_solve(game, event_callback=_EventCap(_GNM_MAX_EVENTS)).equilibria
     except (_TraceTooLong, RuntimeError, ValueError):
         # the cap (handed back as a RuntimeError), or a failure on a degenerate perturbation
         return None

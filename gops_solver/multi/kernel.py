@@ -154,6 +154,13 @@ def payoffs_against(U, p, m, k, wk):
                 u[i, digits[t, i]] += U[i, t] * _others_weight(p, digits, t, m, i, -1)
 
 
+@njit(cache=True, inline="always")
+def _add_pair(w, i, j, di, dj, ui, uj, q):
+    """One profile's share of the pair (i, j) both ways: ``q`` weighs the players other than i and j."""
+    w[i, j, di, dj] += ui * q
+    w[j, i, dj, di] += uj * q
+
+
 @njit(cache=True)
 def _pair_payoffs(U, p, m, k, wk):
     """``wk.w[i, j, a, c]`` for i != j: i's payoff with own card a and j's card c, the rest mixed; and ``wk.u``."""
@@ -171,34 +178,19 @@ def _pair_payoffs(U, p, m, k, wk):
             d0, d1, d2 = digits[t, 0], digits[t, 1], digits[t, 2]
             p0, p1, p2 = p[0, d0], p[1, d1], p[2, d2]
             u0, u1, u2 = U[0, t], U[1, t], U[2, t]
-            w[0, 1, d0, d1] += u0 * p2
-            w[1, 0, d1, d0] += u1 * p2
-            w[0, 2, d0, d2] += u0 * p1
-            w[2, 0, d2, d0] += u2 * p1
-            w[1, 2, d1, d2] += u1 * p0
-            w[2, 1, d2, d1] += u2 * p0
+            _add_pair(w, 0, 1, d0, d1, u0, u1, p2)
+            _add_pair(w, 0, 2, d0, d2, u0, u2, p1)
+            _add_pair(w, 1, 2, d1, d2, u1, u2, p0)
         elif m == 4:
             d0, d1, d2, d3 = digits[t, 0], digits[t, 1], digits[t, 2], digits[t, 3]
             p0, p1, p2, p3 = p[0, d0], p[1, d1], p[2, d2], p[3, d3]
             u0, u1, u2, u3 = U[0, t], U[1, t], U[2, t], U[3, t]
-            q = p2 * p3
-            w[0, 1, d0, d1] += u0 * q
-            w[1, 0, d1, d0] += u1 * q
-            q = p1 * p3
-            w[0, 2, d0, d2] += u0 * q
-            w[2, 0, d2, d0] += u2 * q
-            q = p1 * p2
-            w[0, 3, d0, d3] += u0 * q
-            w[3, 0, d3, d0] += u3 * q
-            q = p0 * p3
-            w[1, 2, d1, d2] += u1 * q
-            w[2, 1, d2, d1] += u2 * q
-            q = p0 * p2
-            w[1, 3, d1, d3] += u1 * q
-            w[3, 1, d3, d1] += u3 * q
-            q = p0 * p1
-            w[2, 3, d2, d3] += u2 * q
-            w[3, 2, d3, d2] += u3 * q
+            _add_pair(w, 0, 1, d0, d1, u0, u1, p2 * p3)
+            _add_pair(w, 0, 2, d0, d2, u0, u2, p1 * p3)
+            _add_pair(w, 0, 3, d0, d3, u0, u3, p1 * p2)
+            _add_pair(w, 1, 2, d1, d2, u1, u2, p0 * p3)
+            _add_pair(w, 1, 3, d1, d3, u1, u3, p0 * p2)
+            _add_pair(w, 2, 3, d2, d3, u2, u3, p0 * p1)
         else:
             for i in range(m):
                 for j in range(m):
