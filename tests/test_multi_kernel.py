@@ -95,11 +95,17 @@ def test_payoffs_and_jacobian(m, k):
         for j in range(m):
             if j != i:
                 assert np.allclose(wk.w[i, j], average(i, j) if i < j else average(i, j).T, atol=1e-12)
-    N = m * k
-    z = np.append(np.log(p).ravel(), 0.7)
+    # the branch's coordinates: log-odds against card 0, then lambda
+    N = m * (k - 1)
+    lam = 0.7
+    z = np.append(np.log(p[:, 1:] / p[:, :1]).ravel(), lam)
     A = np.zeros((N + 1, N + 1))
     _residual(flat, z, m, k, wk, A)
+    assert np.allclose(wk.p, p, atol=1e-12)  # the coordinates give back the profile
     F0 = wk.F[:N].copy()
+    # the logit equations: log-odds minus lambda times the payoff difference to card 0
+    u = np.array([average(i, -1) for i in range(m)])
+    assert np.allclose(F0, (np.log(p[:, 1:] / p[:, :1]) - lam * (u[:, 1:] - u[:, :1])).ravel(), atol=1e-12)
     for c in range(N + 1):
         e = z.copy()
         e[c] += 1e-7
@@ -235,3 +241,49 @@ def test_kernel_crosses_a_symmetric_bifurcation_on_the_symmetric_branch(i):
     assert status == KERNEL_OK and gain <= 1e-6
     assert np.allclose(mine[0], mine[1], atol=1e-9)
     assert deviation_gain(U, mine) <= 1e-6
+
+
+def _permuted(U, perm):
+    """The game ``U`` with player l seated at ``perm[l]`` (their cards and payoffs move with them)."""
+    m = U.shape[0]
+    inv = np.argsort(perm)
+    return np.transpose(U[inv], (0,) + tuple(1 + int(inv[q]) for q in range(m)))
+
+
+def _symmetric_game(rng, m, k, classes):
+    """A random integer-valued game unchanged when players of the same class swap seats."""
+    from itertools import permutations, product
+    U = rng.integers(0, 20, size=(m,) + (k,) * m).astype(float)
+    perms = []
+    for choice in product(*[list(permutations(c)) for c in classes]):
+        perm = list(range(m))
+        for c, image in zip(classes, choice):
+            for a, b in zip(c, image):
+                perm[a] = b
+        perms.append(perm)
+    return sum(_permuted(U, p) for p in perms) / len(perms)
+
+
+@pytest.mark.parametrize("m,k,classes", [(3, 3, [(1, 2)]), (3, 4, [(0, 2)]), (3, 3, [(0, 1, 2)]),
+                                         (4, 3, [(0, 1), (2, 3)]), (4, 2, [(0, 1, 2, 3)])])
+def test_exchangeable_players_play_alike(m, k, classes):
+    # a game symmetric in some players: the logit branch from the uniform profile is
+    # symmetric in them, so the kernel traces it among profiles where they play alike
+    # and its endpoint gives them the same mix, bit for bit, and so the same values
+    rng = np.random.default_rng(100 * m + k)
+    mixed = 0
+    for _ in range(8):
+        U = _symmetric_game(rng, m, k, classes)
+        for c in classes:  # the construction: swapping two members leaves the game as it is
+            perm = list(range(m))
+            perm[c[0]], perm[c[1]] = c[1], c[0]
+            assert np.allclose(_permuted(U, perm), U, atol=1e-12)
+        status, count, _, gain, mine = _kernel(U)
+        if status == KERNEL_PURE:
+            continue
+        assert status == KERNEL_OK and gain <= 1e-6 and deviation_gain(U, mine) <= 1e-6
+        for c in classes:
+            for j in c[1:]:
+                assert np.array_equal(mine[j], mine[c[0]])
+        mixed += 1
+    assert mixed >= 3

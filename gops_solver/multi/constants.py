@@ -9,3 +9,8 @@ PURE_TOL = 1e-9
 
 #: Security values recomputed by ``verify`` (HiGHS) must agree to this.
 SECURITY_TOL = 1e-9
+
+#: Two players are exchangeable in a stage game when swapping them (their
+#: cards and payoffs) moves no payoff by more than this; the logit branch of
+#: such a game is traced among profiles where they play alike.
+SYMMETRY_TOL = 1e-12

@@ -17,8 +17,13 @@ the stage game of the *canonical* state (players in canonical order, see
    equilibrium correspondence (McKelvey & Palfrey 1995, Games Econ. Behav.
    10:6-38; traced as in Turocy 2005, Games Econ. Behav. 51:243-263): the
    branch starts at the uniform profile (``lambda = 0``) and is unique, so
-   the selection is too. Traced by the jitted kernel of :mod:`.kernel`; where
-   it stalls or cannot certify its endpoint, by pygambit's ``logit_solve``,
+   the selection is too. In a game symmetric in some players the branch is
+   symmetric in them and is traced among the profiles where they play alike
+   (:func:`.kernel.symmetry_classes`). Traced by the jitted kernel of
+   :mod:`.kernel`; where it fails on a game with exchangeable players, the
+   first pure equilibrium in which they bid alike, if any
+   (:func:`select_after_kernel`); otherwise, where the kernel stalls or
+   cannot certify its endpoint, by pygambit's ``logit_solve``,
    stopped (as a failure) after ``_LOGIT_MAX_EVENTS`` (50,000) points of the
    branch: on some degenerate games it runs for many minutes.
 3. **If both tracers fail** (pygambit stops without an equilibrium where the
@@ -46,10 +51,10 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import DEVIATION_TOL, PURE_TOL
-from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium
+from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
 
 __all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
-           "select_equilibrium", "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium", "polish", "pure_payoffs"]
+           "select_equilibrium", "select_after_kernel", "exchangeable_classes", "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium", "polish", "pure_payoffs"]
 
 
 class EquilibriumError(RuntimeError):
@@ -457,8 +462,48 @@ def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
             strategies = [out[i].copy() for i in range(m)]
             values = profile_values(flat, out, m, k, _kernel_work(m, k))
             return StageEquilibrium(strategies, values, float(gain), "pure" if status == KERNEL_PURE else "logit")
-    elif backend != "gambit":
+        return select_after_kernel(U)
+    if backend != "gambit":
         raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
+    return _select_gambit(U)
+
+
+def exchangeable_classes(U) -> list:
+    """The classes of two or more players whose swap (cards and payoffs) leaves ``U`` unchanged.
+
+    Unchanged to ``SYMMETRY_TOL``; the kernel's own test (:func:`.kernel.symmetry_classes`).
+
+    Returns
+    -------
+    list of tuple of int
+        Each class's players, ascending; empty for a game with no exchangeable players.
+    """
+    U = np.asarray(U, dtype=np.float64)
+    m, k = U.shape[0], U.shape[1]
+    wk = _kernel_work(m, k)
+    symmetry_classes(np.ascontiguousarray(U.reshape(m, -1)), m, k, wk)
+    classes = [tuple(i for i in range(m) if wk.rep[i] == r) for r in range(m) if wk.rep[r] == r]
+    return [c for c in classes if len(c) > 1]
+
+
+def select_after_kernel(U) -> StageEquilibrium:
+    """The selection where the kernel could not certify its endpoint (the solvers' fallback).
+
+    In a game with exchangeable players the kernel traces the symmetric
+    branch; where that fails, the first pure equilibrium in which each
+    class of exchangeable players bids alike keeps the selection symmetric
+    (pygambit's tracer may turn onto an asymmetric arm). Otherwise, and
+    where there is none, :func:`_select_gambit` (steps 1-4 by pygambit).
+    """
+    U = np.asarray(U, dtype=np.float64)
+    m, k = U.shape[0], U.shape[1]
+    classes = exchangeable_classes(U)
+    if classes:
+        pure = [b for b in pure_equilibria(U) if all(b[j] == b[c[0]] for c in classes for j in c)]
+        if pure:
+            strategies = [np.eye(k)[b] for b in pure[0]]
+            values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
+            return StageEquilibrium(strategies, values, deviation_gain(U, strategies), "first-pure")
     return _select_gambit(U)
 
 

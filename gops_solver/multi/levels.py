@@ -30,7 +30,7 @@ from collections.abc import MutableMapping
 import numpy as np
 
 from ..stage import highs_stage
-from .equilibrium import _select_gambit
+from .equilibrium import select_after_kernel
 from .induction import Induction, _bits, _relabel_masks
 from .kernel import KERNEL_OK, KERNEL_PURE
 from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut, LevelTables, PrevLevel, solve_level
@@ -235,7 +235,7 @@ class LevelInduction(Induction):
                 key = game.equilibrium.tobytes()
                 found = selected.get(key)
                 if found is None:
-                    found = selected[key] = _select_gambit(game.equilibrium)
+                    found = selected[key] = select_after_kernel(game.equilibrium)
                 self.methods[found.method] += 1
                 out.eq[P, s] = found.values
                 out.gain[P, s] = found.gain

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..hashtable import EMPTY, slots_for
 from ..stage import highs_stage
-from .equilibrium import _select_gambit
+from .equilibrium import select_after_kernel
 from .induction import Induction
 from .kernel import KERNEL_OK, KERNEL_PURE
 from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut
@@ -256,7 +256,7 @@ class WinLevelInduction(Induction):
                     M = np.ascontiguousarray(np.moveaxis(game.security[i], i, 0).reshape(k, -1))
                     out.sec[q, i] = highs_stage(M).value
             if out.flags[q] & FLAG_EQUILIBRIUM:
-                found = _select_gambit(game.equilibrium)
+                found = select_after_kernel(game.equilibrium)
                 out.eq[q] = found.values
                 out.gain[q] = found.gain
                 out.method[q] = _REDONE[found.method]  # copies of this state count the same method
