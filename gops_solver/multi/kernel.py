@@ -44,7 +44,7 @@ from numba import njit
 from .constants import SYMMETRY_TOL
 
 __all__ = ["KERNEL_OK", "KERNEL_PURE", "KERNEL_FAILED", "KernelWork", "make_work", "stage_equilibrium",
-           "payoffs_against", "deviation_gain_k", "profile_values"]
+           "payoffs_against", "deviation_gain_k", "profile_values", "symmetry_classes"]
 
 #: step 1: the unique pure equilibrium
 KERNEL_PURE = 1
