@@ -53,8 +53,9 @@ import numpy as np
 from .constants import DEVIATION_TOL, PURE_TOL
 from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
 
-__all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria",
-           "select_equilibrium", "select_after_kernel", "exchangeable_classes", "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium", "polish", "pure_payoffs"]
+__all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
+           "select_after_kernel", "exchangeable_classes", "logit_equilibrium", "gnm_equilibrium",
+           "simpdiv_equilibrium", "polish", "pure_payoffs"]
 
 
 class EquilibriumError(RuntimeError):
@@ -496,20 +497,29 @@ def select_after_kernel(U) -> StageEquilibrium:
     where there is none, :func:`_select_gambit` (steps 1-4 by pygambit).
     """
     U = np.asarray(U, dtype=np.float64)
-    m, k = U.shape[0], U.shape[1]
+    k = U.shape[1]
     classes = exchangeable_classes(U)
     if classes:
         pure = [b for b in pure_equilibria(U) if all(b[j] == b[c[0]] for c in classes for j in c)]
         if pure:
-            strategies = [np.eye(k)[b] for b in pure[0]]
-            values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
-            return StageEquilibrium(strategies, values, deviation_gain(U, strategies), "first-pure")
+            return _accepted(U, [np.eye(k)[b] for b in pure[0]], "first-pure")
     return _select_gambit(U)
+
+
+def _accepted(U, strategies, method) -> StageEquilibrium:
+    """The selected profile with its values and gain, after step 4's check (``DEVIATION_TOL``)."""
+    m, k = U.shape[0], U.shape[1]
+    values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
+    gain = deviation_gain(U, strategies)
+    if not gain <= DEVIATION_TOL:
+        raise EquilibriumError(f"{method} stage equilibrium of a {m}-player {k}-card game gains {gain:.3g} "
+                               f"by deviating (> {DEVIATION_TOL}); report the game")
+    return StageEquilibrium(strategies, values, gain, method)
 
 
 def _select_gambit(U) -> StageEquilibrium:
     """Steps 1-4 of the selection rule with pygambit's logit tracer (the reference path)."""
-    m, k = U.shape[0], U.shape[1]
+    k = U.shape[1]
     pure = pure_equilibria(U)
     if len(pure) == 1:
         strategies = [np.eye(k)[b] for b in pure[0]]
@@ -532,9 +542,4 @@ def _select_gambit(U) -> StageEquilibrium:
                 if strategies is None:
                     strategies = simpdiv_equilibrium(U)
                     method = "simpdiv"
-    values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
-    gain = deviation_gain(U, strategies)
-    if not gain <= DEVIATION_TOL:
-        raise EquilibriumError(f"{method} stage equilibrium of a {m}-player {k}-card game gains {gain:.3g} "
-                               f"by deviating (> {DEVIATION_TOL}); report the game")
-    return StageEquilibrium(strategies, values, gain, method)
+    return _accepted(U, strategies, method)

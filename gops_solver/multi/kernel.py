@@ -393,7 +393,7 @@ def _unknowns(blk, m, k):
 
 @njit(cache=True)
 def _exchangeable(U, m, k, strides, i, j):
-    """True when swapping players ``i`` and ``j`` (their cards and payoffs) moves no payoff by more than ``SYMMETRY_TOL``."""
+    """True when swapping players ``i`` and ``j`` (cards and payoffs) moves no payoff by more than ``SYMMETRY_TOL``."""
     si, sj = strides[i], strides[j]
     for t in range(U.shape[1]):
         bi = (t // si) % k
