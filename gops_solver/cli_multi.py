@@ -132,9 +132,9 @@ def solve(players, cards, tie, objective, order, as_json, security_only, out):
     click.echo(f"states      {sol.states:,} ({sol.stage_games:,} stage games)")
     m = sol.methods
     if not security_only:
-        click.echo(f"equilibria  {m['pure']:,} unique pure, {m['logit']:,} logit, {m['first-pure']:,} first pure, "
-                   f"{m.get('gnm', 0):,} global Newton, {m.get('simpdiv', 0):,} simplicial subdivision; "
-                   f"largest deviation gain {sol.max_deviation_gain:.1e}")
+        from .multi.equilibrium import METHODS
+        counts = ", ".join(f"{m.get(name, 0):,} {words}" for name, words in METHODS.items())
+        click.echo(f"equilibria  {counts}; largest deviation gain {sol.max_deviation_gain:.1e}")
     click.echo(f"time        {sol.seconds:.2f} s")
     if out is not None:
         click.echo(f"written     {out}")

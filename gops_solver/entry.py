@@ -3,22 +3,71 @@
 Importing the solver (numba, numpy) takes seconds; a Ctrl-C or SIGTERM then
 must end the program with one line, not a traceback, so this module imports
 nothing of the package until the handlers are in place.
+
+Python raises the interrupt wherever the main thread happens to be, and a
+few places drop exceptions: a bare ``except`` in a compiled module's
+initialisation (Cython's, while numpy imports), callbacks that C code runs
+(llvmlite's object cache while numba compiles or loads a kernel: there an
+exception also leaves LLVM without its buffer, a segfault), weakref
+callbacks and ``__del__``. An interrupt raised there was lost (the solve ran
+on and exited 0) or crashed the process; seen a few times in a thousand
+signals sent in the first second. So the handler does not raise inside an
+import or such a callback but sends the signal again a moment later, and an
+interrupt dropped anywhere else as "unraisable" is sent again too.
 """
 
 import os
 import signal
 import sys
+import threading
 
 from .signals import Terminated  # imports nothing else
 
+# Python functions that llvmlite hands to LLVM through ctypes
+_C_CALLBACKS = frozenset({"_raw_object_cache_notify", "_raw_object_cache_getbuffer"})
+_RESEND_S = 0.02
 
-def _on_sigterm(signum, frame):
-    raise Terminated()
+
+def _unsafe_to_raise(frame) -> bool:
+    """Whether an exception raised at ``frame`` could be dropped: inside an import or a C callback."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in _C_CALLBACKS or code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _send_again(signum):
+    timer = threading.Timer(_RESEND_S, os.kill, (os.getpid(), signum))
+    timer.daemon = True  # never holds up an exit
+    timer.start()
+
+
+def _on_signal(signum, frame):
+    if not _unsafe_to_raise(frame):
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    _send_again(signum)
+
+
+def _on_unraisable(info):
+    if isinstance(info.exc_value, KeyboardInterrupt):  # dropped where no one could catch it
+        _send_again(signal.SIGTERM if isinstance(info.exc_value, Terminated) else signal.SIGINT)
+        return
+    sys.__unraisablehook__(info)
+
+
+def install_handlers():
+    """Catch SIGTERM and SIGINT (unless started with SIGINT ignored) and dropped interrupts, as described above."""
+    signal.signal(signal.SIGTERM, _on_signal)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_signal)
+    sys.unraisablehook = _on_unraisable
 
 
 def main():
     """Run the command line; an interrupt at any moment gives one line and exit 130 (SIGTERM: 143)."""
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    install_handlers()
     try:
         from .cli import main as cli_main
         cli_main()
@@ -30,17 +79,14 @@ def main():
             _leave(exc.code)
         raise
     except BaseException as exc:
-        # reached only when the interrupt came before the commands' own handling (while the
-        # solver's modules were still importing): nothing is written yet, and a half-imported
-        # module's shutdown hooks could turn the exit back into a raw SIGINT death, so leave at once.
-        # The interrupt may arrive wrapped: one raised inside a class body's __set_name__ (numpy's
-        # finfo while numpy imports) comes out as a RuntimeError caused by the KeyboardInterrupt.
+        # reached only when the interrupt came before the commands' own handling: nothing is
+        # written yet, and a half-imported module's shutdown hooks could turn the exit back into a
+        # raw SIGINT death, so leave at once. The interrupt may arrive wrapped: one raised inside a
+        # class body's __set_name__ comes out as a RuntimeError caused by the KeyboardInterrupt.
         interrupt = _interrupt_in(exc)
         if interrupt is None:
             raise
-        terminated = isinstance(interrupt, Terminated)
-        print("\nterminated" if terminated else "\ninterrupted", file=sys.stderr)
-        _leave(143 if terminated else 130)
+        _report_and_leave(isinstance(interrupt, Terminated))
 
 
 def _interrupt_in(exc):
@@ -52,6 +98,11 @@ def _interrupt_in(exc):
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+def _report_and_leave(terminated):
+    print("\nterminated" if terminated else "\ninterrupted", file=sys.stderr)
+    _leave(143 if terminated else 130)
 
 
 def _leave(code):

@@ -1,5 +1,7 @@
 """verify's symmetry report: the value spread between exchangeable players (equal hands and scores)."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,103 @@ def test_exchangeable_players_get_equal_values():
     assert sol.induction.table[key][1][1] == sol.induction.table[key][1][2]
     # a game without exchangeable players has no classes
     assert exchangeable_classes(np.arange(2 * 2 * 2 * 3, dtype=float).reshape(3, 2, 2, 2)) == []
+
+
+def _data(name, m, k):
+    from pathlib import Path
+    return np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")[name][0].reshape((m,) + (k,) * m)
+
+
+def test_a_stalled_symmetric_branch_is_refined_among_symmetric_profiles():
+    # 3 players n = 6 carry/points, ((27, 27, 30), pot 3, hidden {2, 4, 6}): players 0 and 1 hold
+    # {1, 2, 4, 5} with equal scores. The symmetric trace stalls at precision ~2e4 with a
+    # deviation gain of 2.6e-6 (> 1e-6); pygambit's tracer ends on an asymmetric arm. The Nash
+    # program among symmetric profiles, from the kernel's last point, certifies a symmetric
+    # equilibrium beside it (the players' values were 5.02 apart before December 2026)
+    from naive_multi import max_deviation_gain
+    from gops_solver.multi.constants import POLISH_MOVE
+    from gops_solver.multi.equilibrium import _kernel_work, exchangeable_classes, logit_equilibrium, select_equilibrium
+    from gops_solver.multi.kernel import KERNEL_FAILED, stage_equilibrium
+    U = _data("symmetric_stall", 3, 4)
+    assert exchangeable_classes(U) == [(0, 1)]
+    wk = _kernel_work(3, 4)
+    status = stage_equilibrium(np.ascontiguousarray(U.reshape(3, -1)), 3, 4, 1e-9, 1e-6, wk, np.empty((3, 4)))[0]
+    assert status == KERNEL_FAILED
+    endpoint = wk.p.copy()
+    assert endpoint[0].tolist() == endpoint[1].tolist()
+    found = select_equilibrium(U)
+    assert found.method == "symmetric-logit"
+    assert found.strategies[0].tolist() == found.strategies[1].tolist() and found.values[0] == found.values[1]
+    assert max_deviation_gain(U, found.strategies) <= 1e-6
+    assert max(np.abs(found.strategies[i] - endpoint[i]).max() for i in range(3)) <= POLISH_MOVE
+    library = logit_equilibrium(U)
+    assert np.abs(library[0] - library[1]).max() > 0.1  # why the library's path is not taken here
+
+
+def test_symmetric_supports_find_the_only_symmetric_equilibrium():
+    # 3 players n = 6 carry/points, ((59, 59, 62), pot 10, hidden {1, 2, 3, 5}): players 0 and 1
+    # hold {1, 2, 4, 5, 6}. The kernel's trace fails early, no pure profile where they bid alike is
+    # an equilibrium, and pygambit's tracer gives them values 10.24 and 5.22. pygambit's
+    # enumpoly_solve lists 13 equilibria (48 s, so not run here), one of them symmetric:
+    # players 0 and 1 mix cards 3, 4, 5 with 0.124, 0.164, 0.713 (to 3 digits) and player 2 bids
+    # the lowest card; the enumeration of class supports finds it at total size 3 + 1
+    from naive_multi import max_deviation_gain
+    from gops_solver.multi.equilibrium import pure_equilibria, select_equilibrium, symmetric_support_equilibrium
+    U = _data("symmetric_support", 3, 5)
+    assert not [b for b in pure_equilibria(U) if b[0] == b[1]]
+    found = select_equilibrium(U)
+    assert found.method == "symmetric-support"
+    assert found.strategies[0].tolist() == found.strategies[1].tolist() and found.values[0] == found.values[1]
+    assert np.round(found.strategies[0], 3).tolist() == [0.0, 0.0, 0.124, 0.164, 0.713]
+    assert found.strategies[2].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert max_deviation_gain(U, found.strategies) <= 1e-9
+    assert symmetric_support_equilibrium(U, [(0, 1)], max_supports=100) is None  # the tuples of size <= 3 + 1 come later
+
+
+def _symmetrised(rng, m, k, cls):
+    """A random game symmetric in the players ``cls``: the average of its images under their permutations."""
+    U = rng.standard_normal((m,) + (k,) * m)
+    out = np.zeros_like(U)
+    perms = list(itertools.permutations(cls))
+    for perm in perms:
+        seat = list(range(m))
+        for a, b in zip(cls, perm):
+            seat[a] = b
+        for bids in itertools.product(range(k), repeat=m):
+            moved = [0] * m
+            for j in range(m):
+                moved[seat[j]] = bids[j]  # player j, seated at seat[j], bids bids[j]
+            for i in range(m):
+                out[(i,) + bids] += U[(seat[i],) + tuple(moved)]
+    return out / len(perms)
+
+
+@pytest.mark.parametrize("m, k, cls", [(3, 3, (0, 1)), (3, 4, (1, 2)), (3, 3, (0, 1, 2)), (4, 3, (0, 1)),
+                                       (4, 3, (0, 1, 2, 3))])
+def test_random_symmetric_games_get_a_symmetric_equilibrium(m, k, cls):
+    # property: on games symmetric in some players, the fallback's steps for exchangeable players
+    # (a pure profile where they bid alike, else the enumeration of class supports) find an
+    # equilibrium where they play alike, by the naive oracle's deviation gain; 8 games a shape
+    from naive_multi import max_deviation_gain
+    from gops_solver.multi.equilibrium import exchangeable_classes, pure_equilibria, symmetric_support_equilibrium
+    mixed = 0
+    for seed in range(8):
+        U = _symmetrised(np.random.default_rng(seed), m, k, cls)
+        assert exchangeable_classes(U) == [cls]
+        pure = [b for b in pure_equilibria(U) if len({b[j] for j in cls}) == 1]
+        if pure:
+            profile = [np.eye(k)[b] for b in pure[0]]
+        else:
+            mixed += 1
+            profile = symmetric_support_equilibrium(U, [cls])
+            assert profile is not None, seed
+        assert all(profile[j].tolist() == profile[cls[0]].tolist() for j in cls)
+        assert max_deviation_gain(U, profile) <= 1e-9
+    assert mixed >= 2  # the seeds include games with no pure equilibrium where the class bids alike
+
+
+def test_every_method_has_a_stored_code():
+    # the win solver stores how each redone state was selected as a negative code
+    from gops_solver.multi.equilibrium import METHODS
+    from gops_solver.multi.winlevels import _REDONE
+    assert set(_REDONE) == set(METHODS) and len(set(_REDONE.values())) == len(_REDONE)

@@ -225,3 +225,38 @@ def test_an_ordinary_import_error_still_shows_its_traceback():
     p = subprocess.run([sys.executable, "-c", src], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": ROOT}, timeout=60)
     assert p.returncode == 1 and "RuntimeError" in p.stderr and "ValueError" in p.stderr
+
+
+_SWALLOWING_CHILD = """
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from gops_solver.entry import install_handlers
+install_handlers()
+try:
+    import {module}
+    {after}
+    time.sleep(2)  # an interrupt sent again lands here
+    print("lost")
+except KeyboardInterrupt:
+    print("raised later", {module}.REACHED)
+"""
+
+
+@pytest.mark.parametrize("module, body, after", [
+    # a bare except in a module's initialisation (Cython's, while numpy imports) swallowed an
+    # interrupt raised inside it: the handler must not raise within an import
+    ("swallow_import", "try:\n    os.kill(os.getpid(), signal.SIGINT)\n    time.sleep(0.5)\nexcept BaseException:\n"
+                       "    pass\nREACHED = True\n", "pass"),
+    # an interrupt raised in __del__ (or a weakref or C callback) is "unraisable": printed and
+    # dropped by Python; the hook sends it again
+    ("swallow_del", "REACHED = True\nclass Dropper:\n    def __del__(self):\n"
+                    "        os.kill(os.getpid(), signal.SIGINT)\n        time.sleep(0.5)\n",
+     "swallow_del.Dropper().__init__()"),
+], ids=["bare-except-in-an-import", "dropped-in-__del__"])
+def test_an_interrupt_a_library_would_drop_is_raised_after_it(tmp_path, module, body, after):
+    (tmp_path / f"{module}.py").write_text("import os, signal, time\n" + body)
+    code = _SWALLOWING_CHILD.format(module=module, after=after)
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=_interruptible)
+    assert r.stdout.strip() == "raised later True", (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr

@@ -14,3 +14,13 @@ SECURITY_TOL = 1e-9
 #: cards and payoffs) moves no payoff by more than this; the logit branch of
 #: such a game is traced among profiles where they play alike.
 SYMMETRY_TOL = 1e-12
+
+#: A refined endpoint of the logit branch (Newton on its supports in the kernel,
+#: the symmetric Nash program where the symmetric branch stalls) is taken only
+#: if it moves no probability by more than this; beyond it lies another equilibrium.
+POLISH_MOVE = 0.1
+
+#: Where neither tracer gives a symmetric game a symmetric equilibrium, at most
+#: this many tuples of class supports are tried, smallest first (31^2 = 961
+#: tuples cover every 5-card game with two classes of players).
+SYMMETRIC_SUPPORTS = 1000

@@ -21,8 +21,13 @@ the stage game of the *canonical* state (players in canonical order, see
    symmetric in them and is traced among the profiles where they play alike
    (:func:`.kernel.symmetry_classes`). Traced by the jitted kernel of
    :mod:`.kernel`; where it fails on a game with exchangeable players, the
-   first pure equilibrium in which they bid alike, if any
-   (:func:`select_after_kernel`); otherwise, where the kernel stalls or
+   symmetric equilibrium that the Nash program among profiles where they
+   play alike reaches from the kernel's last point of the branch, if it
+   lies within ``POLISH_MOVE`` of it (:func:`symmetric_equilibrium_near`),
+   else the first pure equilibrium in which they bid alike, else the first
+   symmetric equilibrium found by enumerating class supports
+   (:func:`symmetric_support_equilibrium`; all in
+   :func:`select_after_kernel`); otherwise, where the kernel stalls or
    cannot certify its endpoint, by pygambit's ``logit_solve``,
    stopped (as a failure) after ``_LOGIT_MAX_EVENTS`` (50,000) points of the
    branch: on some degenerate games it runs for many minutes.
@@ -48,14 +53,23 @@ the stage game of the *canonical* state (players in canonical order, see
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from .constants import DEVIATION_TOL, PURE_TOL
+from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SYMMETRIC_SUPPORTS
 from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
 
-__all__ = ["EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
-           "select_after_kernel", "exchangeable_classes", "logit_equilibrium", "gnm_equilibrium",
+__all__ = ["METHODS", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
+           "select_after_kernel", "exchangeable_classes", "symmetric_equilibrium_near", "symmetric_support_equilibrium", "logit_equilibrium", "gnm_equilibrium",
            "simpdiv_equilibrium", "polish", "pure_payoffs"]
+
+
+#: How a stage equilibrium was selected (``StageEquilibrium.method``), in the rule's order; the solvers count each
+#: and the solve summary names them with these words.
+METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetric logit (Nash program)",
+           "symmetric-support": "symmetric support enumeration",
+           "first-pure": "first pure", "gnm": "global Newton", "simpdiv": "simplicial subdivision"}
 
 
 class EquilibriumError(RuntimeError):
@@ -463,7 +477,7 @@ def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
             strategies = [out[i].copy() for i in range(m)]
             values = profile_values(flat, out, m, k, _kernel_work(m, k))
             return StageEquilibrium(strategies, values, float(gain), "pure" if status == KERNEL_PURE else "logit")
-        return select_after_kernel(U)
+        return select_after_kernel(U, endpoint=_kernel_work(m, k).p.copy())
     if backend != "gambit":
         raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
     return _select_gambit(U)
@@ -487,29 +501,236 @@ def exchangeable_classes(U) -> list:
     return [c for c in classes if len(c) > 1]
 
 
-def select_after_kernel(U) -> StageEquilibrium:
+def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
     """The selection where the kernel could not certify its endpoint (the solvers' fallback).
 
     In a game with exchangeable players the kernel traces the symmetric
-    branch; where that fails, the first pure equilibrium in which each
-    class of exchangeable players bids alike keeps the selection symmetric
-    (pygambit's tracer may turn onto an asymmetric arm). Otherwise, and
-    where there is none, :func:`_select_gambit` (steps 1-4 by pygambit).
+    branch; where that fails, the branch's last point refined among
+    symmetric profiles (:func:`symmetric_equilibrium_near`), then the first
+    pure equilibrium in which each class of exchangeable players bids alike
+    keep the selection symmetric (pygambit's tracer may turn onto an
+    asymmetric arm). Otherwise, and where neither exists,
+    :func:`_select_gambit` (steps 1-4 by pygambit).
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    endpoint : numpy.ndarray, shape (m, k), optional
+        The kernel's last point of the branch; traced again when not given.
     """
     U = np.asarray(U, dtype=np.float64)
-    k = U.shape[1]
+    m, k = U.shape[0], U.shape[1]
     classes = exchangeable_classes(U)
     if classes:
+        if endpoint is None:
+            wk = _kernel_work(m, k)
+            stage_equilibrium(np.ascontiguousarray(U.reshape(m, -1)), m, k, PURE_TOL, DEVIATION_TOL, wk,
+                              np.empty((m, k)))
+            endpoint = wk.p.copy()
+        near = symmetric_equilibrium_near(U, endpoint, classes)
+        if near is not None:
+            return _accepted(U, near, "symmetric-logit", classes)
         pure = [b for b in pure_equilibria(U) if all(b[j] == b[c[0]] for c in classes for j in c)]
         if pure:
-            return _accepted(U, [np.eye(k)[b] for b in pure[0]], "first-pure")
+            return _accepted(U, [np.eye(k)[b] for b in pure[0]], "first-pure", classes)
+        found = symmetric_support_equilibrium(U, classes)
+        if found is not None:
+            return _accepted(U, found, "symmetric-support", classes)
     return _select_gambit(U)
 
 
-def _accepted(U, strategies, method) -> StageEquilibrium:
-    """The selected profile with its values and gain, after step 4's check (``DEVIATION_TOL``)."""
+def _class_layout(m, classes):
+    """``owner[i]``: the first player of ``i``'s class; ``reps``: those first players; ``slot[r]``: ``r``'s rank."""
+    owner = list(range(m))
+    for c in classes:
+        for j in c:
+            owner[j] = c[0]
+    reps = sorted(set(owner))
+    return owner, reps, {r: t for t, r in enumerate(reps)}
+
+
+def symmetric_support_equilibrium(U, classes, max_supports=SYMMETRIC_SUPPORTS):
+    """The first mixed symmetric equilibrium found by enumerating supports, smallest first.
+
+    A symmetric game has a symmetric equilibrium (Nash 1951), but on a
+    degenerate game every logit tracer can stall short of it and the
+    library's may end on an asymmetric one. Here each class of exchangeable
+    players gets one support; the tuples of supports are tried in order of
+    total size, then lexicographically (cards ascending, classes in player
+    order), skipping all-pure tuples (the pure step comes before). On each,
+    Newton's method (from the uniform mix on the supports; where no tuple
+    gives an equilibrium, a second round from mixes leaning to card 0, 1,
+    ... in turn) solves the
+    equal-payoff conditions, ``u_r(a) = v_r`` for ``a`` in ``r``'s support
+    and the mixes summing to 1; the first solution with nonnegative
+    probabilities and no better card outside the supports is returned.
+    Deterministic, so reproducible; it can miss an equilibrium Newton does
+    not reach from its start.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    classes : list of tuple of int
+        :func:`exchangeable_classes` of ``U``.
+    max_supports : int
+        The most support tuples tried.
+
+    Returns
+    -------
+    list of numpy.ndarray or None
+        The profile (exchangeable players play alike), or None if none was
+        found within ``max_supports`` tuples.
+    """
+    m, k = U.shape[0], U.shape[1]
+    owner, reps, slot = _class_layout(m, classes)
+    R = len(reps)
+    subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
+    tuples = sorted((tup for tup in itertools.product(subsets, repeat=R) if any(len(s) > 1 for s in tup)),
+                    key=lambda tup: (sum(map(len, tup)), tup))
+    tuples = tuples[:max_supports]
+    for lean in (None, *range(k)):  # a second round starts Newton leaning to each card in turn
+        for tup in tuples:
+            if lean is not None and not any(lean in s for s in tup):
+                continue
+            found = _support_solution(U, tup, owner, reps, slot, lean)
+            if found is not None:
+                return found
+    return None
+
+
+def _support_solution(U, supports, owner, reps, slot, lean=None, iters=30, tol=1e-12):
+    """Newton's method on the equal-payoff conditions of one tuple of class supports; the profile or None.
+
+    Newton starts from the uniform mix on each support, or with ``lean`` set
+    from mixes giving that card half the weight (where a support holds it).
+    """
+    m, k = U.shape[0], U.shape[1]
+    sizes = [len(s) for s in supports]
+    cuts = np.cumsum([0] + sizes)
+    R = len(reps)
+
+    def start(s):
+        if lean not in s or len(s) == 1:
+            return np.full(len(s), 1.0 / len(s))
+        return np.where(np.array(s) == lean, 0.5, 0.5 / (len(s) - 1))
+
+    def profile(z):
+        mixes = []
+        for t in range(R):
+            p = np.zeros(k)
+            p[list(supports[t])] = z[cuts[t]:cuts[t + 1]]
+            mixes.append(p)
+        return [mixes[slot[owner[i]]] for i in range(m)]
+
+    def residual(z):
+        prof, v, out = profile(z), z[cuts[-1]:], []
+        for t, r in enumerate(reps):
+            out.extend(pure_payoffs(U, prof, r)[list(supports[t])] - v[t])
+            out.append(z[cuts[t]:cuts[t + 1]].sum() - 1.0)
+        return np.array(out)
+
+    z = np.concatenate([start(s) for s in supports] + [np.zeros(R)])
+    prof = profile(z)
+    z[cuts[-1]:] = [pure_payoffs(U, prof, r)[list(supports[t])].mean() for t, r in enumerate(reps)]
+    scale = max(1.0, float(np.abs(U).max()))
+    for _ in range(iters):
+        r = residual(z)
+        if np.max(np.abs(r)) <= tol * scale:
+            break
+        h = 1e-7
+        J = np.empty((r.size, z.size))
+        for c in range(z.size):
+            step = np.zeros(z.size)
+            step[c] = h
+            J[:, c] = (residual(z + step) - r) / h
+        z = z - np.linalg.lstsq(J, r, rcond=None)[0]
+        if not np.all(np.isfinite(z)) or np.abs(z[:cuts[-1]]).max() > 10.0:
+            return None
+    else:
+        return None
+    if np.min(z[:cuts[-1]]) < -1e-9:
+        return None
+    prof = [np.clip(p, 0.0, None) for p in profile(z)]
+    prof = [p / p.sum() for p in prof]
+    return prof if deviation_gain(U, prof) <= PURE_TOL * scale else None
+
+
+def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
+    """A symmetric equilibrium beside ``start``, from the Nash program among symmetric profiles.
+
+    Where the logit branch of a degenerate symmetric game stalls short of
+    its limit (regret a few 1e-6), Newton on the last point's supports can
+    fail too (the limit is not isolated). The program of Mangasarian and
+    Stone (1964, J. Math. Anal. Appl. 9:348-355), for n players: minimise
+    ``sum_i (v_i - u_i(p))`` subject to ``u_i(a, p_-i) <= v_i`` for every
+    card ``a`` and each ``p_i`` a distribution; its optimum 0 is reached
+    exactly at the equilibria. Here one distribution (and one ``v``) serves
+    a whole class of exchangeable players, so every point is symmetric;
+    scipy's SLSQP solves it from ``start``, deterministically.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    start : numpy.ndarray, shape (m, k)
+        A profile where exchangeable players play alike (the kernel's last point of the branch).
+    classes : list of tuple of int
+        :func:`exchangeable_classes` of ``U``.
+    max_move : float
+        The largest change of any probability accepted.
+
+    Returns
+    -------
+    list of numpy.ndarray or None
+        The profile, if its deviation gain is at most ``DEVIATION_TOL`` and
+        it moved no probability by more than ``max_move``; None otherwise.
+    """
+    from scipy.optimize import minimize
+
+    m, k = U.shape[0], U.shape[1]
+    owner, reps, slot = _class_layout(m, classes)
+    R = len(reps)
+
+    def profile(z):
+        x = z[:R * k].reshape(R, k)
+        return [x[slot[owner[i]]] for i in range(m)]
+
+    def gaps(z):  # v_r - u_r(a): nonnegative when no card beats the class's bound
+        p, v = profile(z), z[R * k:]
+        return np.concatenate([v[t] - pure_payoffs(U, p, r) for t, r in enumerate(reps)])
+
+    def objective(z):
+        p, v = profile(z), z[R * k:]
+        return sum(v[t] - pure_payoffs(U, p, r) @ p[r] for t, r in enumerate(reps))
+
+    start = np.asarray(start, dtype=np.float64)
+    p0 = [start[r] for r in reps]
+    z0 = np.concatenate(p0 + [np.array([pure_payoffs(U, profile(np.concatenate(p0 + [np.zeros(R)])), r).max()
+                                        for r in reps])])
+    res = minimize(objective, z0, method="SLSQP", bounds=[(0.0, 1.0)] * (R * k) + [(None, None)] * R,
+                   constraints=[{"type": "ineq", "fun": gaps},
+                                {"type": "eq", "fun": lambda z: z[:R * k].reshape(R, k).sum(axis=1) - 1.0}],
+                   options={"ftol": 1e-15, "maxiter": 500})
+    if not np.all(np.isfinite(res.x)):
+        return None
+    found = [np.clip(p, 0.0, None) for p in profile(res.x)]
+    found = [p / p.sum() for p in found]
+    if max(float(np.abs(found[r] - start[r]).max()) for r in reps) > max_move:
+        return None
+    if not deviation_gain(U, found) <= DEVIATION_TOL:
+        return None
+    return found
+
+
+def _accepted(U, strategies, method, classes=()) -> StageEquilibrium:
+    """The selected profile with its values and gain, after step 4's check (``DEVIATION_TOL``).
+
+    Players of one of ``classes`` (exchangeable, playing alike) get their
+    class's first player's value, so rounding cannot tell them apart.
+    """
     m, k = U.shape[0], U.shape[1]
     values = np.array([pure_payoffs(U, strategies, i) @ strategies[i] for i in range(m)])
+    for c in classes:
+        values[list(c)] = values[c[0]]
     gain = deviation_gain(U, strategies)
     if not gain <= DEVIATION_TOL:
         raise EquilibriumError(f"{method} stage equilibrium of a {m}-player {k}-card game gains {gain:.3g} "

@@ -24,7 +24,7 @@ import itertools
 import numpy as np
 
 from ..stage import STAGE_OK, highs_stage, solve_stage, stage_work_size
-from .equilibrium import select_equilibrium
+from .equilibrium import METHODS, select_equilibrium
 from .state import canonical
 
 __all__ = ["Induction", "StageGame"]
@@ -95,7 +95,7 @@ class Induction:
         self.use_highs = stage_solver == "highs"
         self.table = {}     # canonical decision key -> (security array, equilibrium array), canonical order
         self._moves = {}    # canonical masks -> per-profile transitions, see moves()
-        self.methods = {"pure": 0, "logit": 0, "first-pure": 0, "gnm": 0, "simpdiv": 0}
+        self.methods = dict.fromkeys(METHODS, 0)
         self.max_gain = 0.0
         self.stage_games = 0  # decision states whose stage games were solved (decided ones need none)
         k = rules.n

@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .constants import SYMMETRY_TOL
+from .constants import POLISH_MOVE, SYMMETRY_TOL
 
 __all__ = ["KERNEL_OK", "KERNEL_PURE", "KERNEL_FAILED", "KernelWork", "make_work", "stage_equilibrium",
            "payoffs_against", "deviation_gain_k", "profile_values", "symmetry_classes"]
@@ -72,8 +72,6 @@ _H_MAX = 1e12
 _MAX_STEPS = 4000
 #: successive tangents must turn by less than this (cosine): a larger turn is a jump between branches
 _MIN_COS = 0.95
-#: the polished endpoint may move no probability by more than this (else the endpoint stands)
-_POLISH_MOVE = 0.1
 #: a trace that stalls within this factor of the regret target still counts as reaching it
 _STALL_FACTOR = 100.0
 
@@ -767,7 +765,7 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
             for i in range(m):
                 for a in range(k):
                     move = max(move, abs(polished[i, a] - traced[i, a]))
-            if g < gain and (move <= _POLISH_MOVE or not gain <= dev_tol):
+            if g < gain and (move <= POLISH_MOVE or not gain <= dev_tol):
                 gain = g
                 for i in range(m):
                     for a in range(k):

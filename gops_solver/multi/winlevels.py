@@ -33,7 +33,7 @@ import numpy as np
 
 from ..hashtable import EMPTY, slots_for
 from ..stage import highs_stage
-from .equilibrium import select_after_kernel
+from .equilibrium import METHODS, select_after_kernel
 from .induction import Induction
 from .kernel import KERNEL_OK, KERNEL_PURE
 from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut
@@ -44,7 +44,9 @@ from .winkernel import (FLAG_MISSING, METHOD_DECIDED, PASS_COPY, PASS_HASH, PASS
 __all__ = ["WinLevelInduction"]
 
 #: ``method`` codes of the states whose equilibria pygambit's path selected (by the selection step it took)
-_REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5}
+#: (fixed numbers, new methods appended, so the codes mean the same in every version)
+_REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5, "symmetric-logit": -6,
+           "symmetric-support": -7}
 
 
 def _run_start(patterns, m):
