@@ -598,16 +598,29 @@ def symmetric_support_equilibrium(U, classes, max_supports=SYMMETRIC_SUPPORTS):
     return None
 
 
+def _pair_payoffs(U, profile, r, j) -> np.ndarray:
+    """``T[a, b]``: player ``r``'s payoff for card ``a`` when player ``j`` bids card ``b`` and the rest mix."""
+    t = U[r]
+    for q in reversed(range(U.shape[0])):  # highest axis first, so lower axis numbers stay valid
+        if q != r and q != j:
+            t = np.tensordot(t, profile[q], axes=([q], [0]))
+    return t if r < j else t.T
+
+
 def _support_solution(U, supports, owner, reps, slot, lean=None, iters=30, tol=1e-12):
     """Newton's method on the equal-payoff conditions of one tuple of class supports; the profile or None.
 
     Newton starts from the uniform mix on each support, or with ``lean`` set
     from mixes giving that card half the weight (where a support holds it).
+    Unknowns: each class's probabilities on its support, then one ``v`` per
+    class; the Jacobian is exact (``u_r`` is linear in each other player's mix).
     """
     m, k = U.shape[0], U.shape[1]
     sizes = [len(s) for s in supports]
     cuts = np.cumsum([0] + sizes)
-    R = len(reps)
+    rows = np.cumsum([0] + [s + 1 for s in sizes])
+    R, N = len(reps), int(cuts[-1])
+    cols = [list(s) for s in supports]
 
     def start(s):
         if lean not in s or len(s) == 1:
@@ -616,39 +629,46 @@ def _support_solution(U, supports, owner, reps, slot, lean=None, iters=30, tol=1
 
     def profile(z):
         mixes = []
-        for t in range(R):
+        for c in range(R):
             p = np.zeros(k)
-            p[list(supports[t])] = z[cuts[t]:cuts[t + 1]]
+            p[cols[c]] = z[cuts[c]:cuts[c + 1]]
             mixes.append(p)
         return [mixes[slot[owner[i]]] for i in range(m)]
 
-    def residual(z):
-        prof, v, out = profile(z), z[cuts[-1]:], []
-        for t, r in enumerate(reps):
-            out.extend(pure_payoffs(U, prof, r)[list(supports[t])] - v[t])
-            out.append(z[cuts[t]:cuts[t + 1]].sum() - 1.0)
-        return np.array(out)
+    def system(z):
+        """The residual and its Jacobian at ``z``."""
+        prof = profile(z)
+        res = np.empty(rows[-1])
+        J = np.zeros((rows[-1], N + R))
+        for c, r in enumerate(reps):
+            own = rows[c] + np.arange(sizes[c])
+            for j in range(m):
+                if j == r:
+                    continue
+                T = _pair_payoffs(U, prof, r, j)[cols[c]]  # r's support cards x j's cards
+                if j == next(q for q in range(m) if q != r):
+                    res[own] = T @ prof[j] - z[N + c]
+                d = slot[owner[j]]
+                J[np.ix_(own, range(cuts[d], cuts[d + 1]))] += T[:, cols[d]]
+            J[own, N + c] = -1.0
+            res[rows[c + 1] - 1] = z[cuts[c]:cuts[c + 1]].sum() - 1.0
+            J[rows[c + 1] - 1, cuts[c]:cuts[c + 1]] = 1.0
+        return res, J
 
     z = np.concatenate([start(s) for s in supports] + [np.zeros(R)])
     prof = profile(z)
-    z[cuts[-1]:] = [pure_payoffs(U, prof, r)[list(supports[t])].mean() for t, r in enumerate(reps)]
+    z[N:] = [pure_payoffs(U, prof, r)[cols[c]].mean() for c, r in enumerate(reps)]
     scale = max(1.0, float(np.abs(U).max()))
     for _ in range(iters):
-        r = residual(z)
-        if np.max(np.abs(r)) <= tol * scale:
+        res, J = system(z)
+        if np.max(np.abs(res)) <= tol * scale:
             break
-        h = 1e-7
-        J = np.empty((r.size, z.size))
-        for c in range(z.size):
-            step = np.zeros(z.size)
-            step[c] = h
-            J[:, c] = (residual(z + step) - r) / h
-        z = z - np.linalg.lstsq(J, r, rcond=None)[0]
-        if not np.all(np.isfinite(z)) or np.abs(z[:cuts[-1]]).max() > 10.0:
+        z = z - np.linalg.lstsq(J, res, rcond=None)[0]
+        if not np.all(np.isfinite(z)) or np.abs(z[:N]).max() > 10.0:
             return None
     else:
         return None
-    if np.min(z[:cuts[-1]]) < -1e-9:
+    if np.min(z[:N]) < -1e-9:
         return None
     prof = [np.clip(p, 0.0, None) for p in profile(z)]
     prof = [p / p.sum() for p in prof]
