@@ -598,22 +598,42 @@ def symmetric_support_equilibrium(U, classes, max_supports=SYMMETRIC_SUPPORTS):
     return None
 
 
-def _pair_payoffs(U, profile, r, j) -> np.ndarray:
-    """``T[a, b]``: player ``r``'s payoff for card ``a`` when player ``j`` bids card ``b`` and the rest mix."""
-    t = U[r]
-    for q in reversed(range(U.shape[0])):  # highest axis first, so lower axis numbers stay valid
-        if q != r and q != j:
-            t = np.tensordot(t, profile[q], axes=([q], [0]))
-    return t if r < j else t.T
+def _class_payoffs(U, profile, owner, reps, slot):
+    """Each class's card payoffs and their derivatives in each class's mix, at a profile where classes play alike.
+
+    Returns
+    -------
+    u : numpy.ndarray, shape (R, k)
+        ``u[c, a]``: the payoff of card ``a`` to class ``c``'s first player ``reps[c]``.
+    D : numpy.ndarray, shape (R, R, k, k)
+        ``D[c, d, a, b]``: the derivative of ``u[c, a]`` in class ``d``'s probability of card ``b`` (each
+        player of ``d`` other than ``reps[c]`` contributes its payoff table against ``b``; ``u`` is linear
+        in every other player's mix).
+    """
+    m, k, R = U.shape[0], U.shape[1], len(reps)
+    u = np.empty((R, k))
+    D = np.zeros((R, R, k, k))
+    for c, r in enumerate(reps):
+        for j in range(m):
+            if j == r:
+                continue
+            T = U[r]
+            for q in reversed(range(m)):  # highest axis first, so lower axis numbers stay valid
+                if q != r and q != j:
+                    T = np.tensordot(T, profile[q], axes=([q], [0]))
+            T = T if r < j else T.T  # T[a, b]: r bids a, j bids b, the rest mix
+            D[c, slot[owner[j]]] += T
+            u[c] = T @ profile[j]
+    return u, D
 
 
-def _support_solution(U, supports, owner, reps, slot, lean=None, iters=30, tol=1e-12):
+def _support_solution(U, supports, owner, reps, slot, lean=None, iters=15, tol=1e-12):
     """Newton's method on the equal-payoff conditions of one tuple of class supports; the profile or None.
 
     Newton starts from the uniform mix on each support, or with ``lean`` set
     from mixes giving that card half the weight (where a support holds it).
     Unknowns: each class's probabilities on its support, then one ``v`` per
-    class; the Jacobian is exact (``u_r`` is linear in each other player's mix).
+    class; the Jacobian is exact (:func:`_class_payoffs`).
     """
     m, k = U.shape[0], U.shape[1]
     sizes = [len(s) for s in supports]
@@ -637,19 +657,14 @@ def _support_solution(U, supports, owner, reps, slot, lean=None, iters=30, tol=1
 
     def system(z):
         """The residual and its Jacobian at ``z``."""
-        prof = profile(z)
+        u, D = _class_payoffs(U, profile(z), owner, reps, slot)
         res = np.empty(rows[-1])
         J = np.zeros((rows[-1], N + R))
-        for c, r in enumerate(reps):
+        for c in range(R):
             own = rows[c] + np.arange(sizes[c])
-            for j in range(m):
-                if j == r:
-                    continue
-                T = _pair_payoffs(U, prof, r, j)[cols[c]]  # r's support cards x j's cards
-                if j == next(q for q in range(m) if q != r):
-                    res[own] = T @ prof[j] - z[N + c]
-                d = slot[owner[j]]
-                J[np.ix_(own, range(cuts[d], cuts[d + 1]))] += T[:, cols[d]]
+            res[own] = u[c, cols[c]] - z[N + c]
+            for d in range(R):
+                J[own, cuts[d]:cuts[d + 1]] = D[c, d][np.ix_(cols[c], cols[d])]
             J[own, N + c] = -1.0
             res[rows[c + 1] - 1] = z[cuts[c]:cuts[c + 1]].sum() - 1.0
             J[rows[c + 1] - 1, cuts[c]:cuts[c + 1]] = 1.0
@@ -714,21 +729,34 @@ def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
         x = z[:R * k].reshape(R, k)
         return [x[slot[owner[i]]] for i in range(m)]
 
-    def gaps(z):  # v_r - u_r(a): nonnegative when no card beats the class's bound
-        p, v = profile(z), z[R * k:]
-        return np.concatenate([v[t] - pure_payoffs(U, p, r) for t, r in enumerate(reps)])
+    def gaps(z):  # v_c - u_c(a): nonnegative when no card beats the class's bound
+        u, _ = _class_payoffs(U, profile(z), owner, reps, slot)
+        return (z[R * k:, None] - u).ravel()
 
-    def objective(z):
-        p, v = profile(z), z[R * k:]
-        return sum(v[t] - pure_payoffs(U, p, r) @ p[r] for t, r in enumerate(reps))
+    def gaps_jac(z):
+        _, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        J = np.zeros((R * k, R * k + R))
+        for c in range(R):
+            J[c * k:(c + 1) * k, :R * k] = -D[c].transpose(1, 0, 2).reshape(k, R * k)
+            J[c * k:(c + 1) * k, R * k + c] = 1.0
+        return J
 
+    def objective(z):  # sum_c v_c - p_c . u_c
+        x = z[:R * k].reshape(R, k)
+        u, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        grad = np.empty(R * k + R)
+        grad[:R * k] = -(u + np.einsum("ca,cdab->db", x, D)).ravel()
+        grad[R * k:] = 1.0
+        return float(z[R * k:].sum() - (x * u).sum()), grad
+
+    sums = np.kron(np.eye(R), np.ones(k))  # each class's mix sums to 1
     start = np.asarray(start, dtype=np.float64)
-    p0 = [start[r] for r in reps]
-    z0 = np.concatenate(p0 + [np.array([pure_payoffs(U, profile(np.concatenate(p0 + [np.zeros(R)])), r).max()
-                                        for r in reps])])
-    res = minimize(objective, z0, method="SLSQP", bounds=[(0.0, 1.0)] * (R * k) + [(None, None)] * R,
-                   constraints=[{"type": "ineq", "fun": gaps},
-                                {"type": "eq", "fun": lambda z: z[:R * k].reshape(R, k).sum(axis=1) - 1.0}],
+    z0 = np.concatenate([start[r] for r in reps] + [np.zeros(R)])
+    z0[R * k:] = _class_payoffs(U, profile(z0), owner, reps, slot)[0].max(axis=1)
+    res = minimize(objective, z0, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * (R * k) + [(None, None)] * R,
+                   constraints=[{"type": "ineq", "fun": gaps, "jac": gaps_jac},
+                                {"type": "eq", "fun": lambda z: sums @ z[:R * k] - 1.0,
+                                 "jac": lambda z: np.hstack([sums, np.zeros((R, R))])}],
                    options={"ftol": 1e-15, "maxiter": 500})
     if not np.all(np.isfinite(res.x)):
         return None
