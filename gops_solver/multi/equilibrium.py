@@ -61,8 +61,8 @@ from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SYMMETRIC_SUPPORTS
 from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
 
 __all__ = ["METHODS", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
-           "select_after_kernel", "exchangeable_classes", "symmetric_equilibrium_near", "symmetric_support_equilibrium", "logit_equilibrium", "gnm_equilibrium",
-           "simpdiv_equilibrium", "polish", "pure_payoffs"]
+           "select_after_kernel", "exchangeable_classes", "symmetric_equilibrium_near", "symmetric_support_equilibrium",
+           "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium", "polish", "pure_payoffs"]
 
 
 #: How a stage equilibrium was selected (``StageEquilibrium.method``), in the rule's order; the solvers count each
@@ -468,19 +468,26 @@ def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
         If the selected profile's deviation gain exceeds ``DEVIATION_TOL``.
     """
     U = np.asarray(U, dtype=np.float64)
-    m, k = U.shape[0], U.shape[1]
     if backend == "kernel":
-        out = np.empty((m, k))
-        flat = np.ascontiguousarray(U.reshape(m, -1))
-        status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, _kernel_work(m, k), out)
-        if status != KERNEL_FAILED:
-            strategies = [out[i].copy() for i in range(m)]
-            values = profile_values(flat, out, m, k, _kernel_work(m, k))
-            return StageEquilibrium(strategies, values, float(gain), "pure" if status == KERNEL_PURE else "logit")
-        return select_after_kernel(U, endpoint=_kernel_work(m, k).p.copy())
+        found, endpoint = _kernel_selection(U)
+        return found if found is not None else select_after_kernel(U, endpoint=endpoint)
     if backend != "gambit":
         raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
     return _select_gambit(U)
+
+
+def _kernel_selection(U):
+    """Steps 1-2 by the kernel: ``(StageEquilibrium, None)``, or ``(None, last point of the branch)`` where it fails."""
+    m, k = U.shape[0], U.shape[1]
+    wk = _kernel_work(m, k)
+    out = np.empty((m, k))
+    flat = np.ascontiguousarray(U.reshape(m, -1))
+    status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, wk, out)
+    if status == KERNEL_FAILED:
+        return None, wk.p.copy()
+    values = profile_values(flat, out, m, k, wk)
+    return StageEquilibrium([out[i].copy() for i in range(m)], values, float(gain),
+                            "pure" if status == KERNEL_PURE else "logit"), None
 
 
 def exchangeable_classes(U) -> list:
@@ -516,17 +523,17 @@ def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
     ----------
     U : numpy.ndarray, shape (m, k, ..., k)
     endpoint : numpy.ndarray, shape (m, k), optional
-        The kernel's last point of the branch; traced again when not given.
+        The kernel's last point of the branch; traced again when not given
+        (and where the kernel then certifies the game, its selection is returned).
     """
     U = np.asarray(U, dtype=np.float64)
     m, k = U.shape[0], U.shape[1]
     classes = exchangeable_classes(U)
     if classes:
         if endpoint is None:
-            wk = _kernel_work(m, k)
-            stage_equilibrium(np.ascontiguousarray(U.reshape(m, -1)), m, k, PURE_TOL, DEVIATION_TOL, wk,
-                              np.empty((m, k)))
-            endpoint = wk.p.copy()
+            found, endpoint = _kernel_selection(U)
+            if found is not None:  # the kernel certifies this copy of the game: its own selection
+                return found
         near = symmetric_equilibrium_near(U, endpoint, classes)
         if near is not None:
             return _accepted(U, near, "symmetric-logit", classes)
