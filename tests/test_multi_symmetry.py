@@ -108,7 +108,7 @@ def test_symmetric_supports_find_the_only_symmetric_equilibrium():
     assert np.round(found.strategies[0], 3).tolist() == [0.0, 0.0, 0.124, 0.164, 0.713]
     assert found.strategies[2].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
     assert max_deviation_gain(U, found.strategies) <= 1e-9
-    # the tuple (3 cards, 1 card) is not among the first 100 (sizes 1 + 2, 2 + 1, 1 + 3 ... come first)
+    # the first 100 tuples are those of total size 3 (1 + 2 and 2 + 1 cards); the equilibrium's 3 + 1 comes later
     assert symmetric_support_equilibrium(U, [(0, 1)], max_supports=100) is None
 
 
