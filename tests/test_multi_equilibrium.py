@@ -88,10 +88,37 @@ def test_simplicial_subdivision_settles_a_game_both_tracers_give_up(monkeypatch)
 
     monkeypatch.setattr(eq, "logit_equilibrium", give_up)
     monkeypatch.setattr(eq, "gnm_equilibrium", lambda U: None)  # the global Newton method finds nothing certified
+    monkeypatch.setattr(eq, "support_equilibrium", lambda U: None)  # nor support enumeration
     found = eq.select_equilibrium(U, backend="gambit")
     assert found.method == "simpdiv"
     assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
     assert any(np.count_nonzero(p) > 1 for p in found.strategies)  # mixed: no pure profile qualifies
+    again = eq.select_equilibrium(U, backend="gambit")
+    assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
+
+
+def test_support_enumeration_settles_a_real_game_global_newton_misses(monkeypatch):
+    # a 3-player 4-card stage game of n = 6 carry/points that the level kernel flagged
+    # (tests/data/multi_stage_games.npz, "support"): no pure profile is within 1e-6 and the
+    # global Newton method finds nothing certified. Here pygambit's tracer, which settles it, is
+    # made to fail, as it does on such games at n = 7 (whose simplicial subdivision then ran for
+    # minutes): support enumeration finds player 1 mixing its lowest and top cards, player 2 on its
+    # lowest, player 3 mixing its 2nd and top cards; checked by the naive oracle, found twice alike
+    from pathlib import Path
+
+    from gops_solver.multi import equilibrium as eq
+    U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["support"][0].reshape(3, 4, 4, 4)
+    assert pure_equilibria(U) == [] and eq._nearly_pure(U) == [] and eq.exchangeable_classes(U) == []
+    assert eq.gnm_equilibrium(U) is None
+
+    def give_up(*args, **kwargs):
+        raise eq.EquilibriumError("tracer stopped short")
+
+    monkeypatch.setattr(eq, "logit_equilibrium", give_up)
+    found = eq.select_equilibrium(U, backend="gambit")
+    assert found.method == "support"
+    assert [np.flatnonzero(p).tolist() for p in found.strategies] == [[0, 3], [0], [1, 3]]
+    assert nm.max_deviation_gain(U, found.strategies) <= 1e-9
     again = eq.select_equilibrium(U, backend="gambit")
     assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
 

@@ -99,7 +99,7 @@ def test_symmetric_supports_find_the_only_symmetric_equilibrium():
     # players 0 and 1 mix cards 3, 4, 5 with 0.124, 0.164, 0.713 (to 3 digits) and player 2 bids
     # the lowest card; the enumeration of class supports finds it at total size 3 + 1
     from naive_multi import max_deviation_gain
-    from gops_solver.multi.equilibrium import pure_equilibria, select_equilibrium, symmetric_support_equilibrium
+    from gops_solver.multi.equilibrium import pure_equilibria, select_equilibrium, support_equilibrium
     U = _data("symmetric_support", 3, 5)
     assert not [b for b in pure_equilibria(U) if b[0] == b[1]]
     found = select_equilibrium(U)
@@ -109,7 +109,7 @@ def test_symmetric_supports_find_the_only_symmetric_equilibrium():
     assert found.strategies[2].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
     assert max_deviation_gain(U, found.strategies) <= 1e-9
     # the first 100 tuples are those of total size 3 (1 + 2 and 2 + 1 cards); the equilibrium's 3 + 1 comes later
-    assert symmetric_support_equilibrium(U, [(0, 1)], max_supports=100) is None
+    assert support_equilibrium(U, [(0, 1)], max_supports=100) is None
 
 
 def _symmetrised(rng, m, k, cls):
@@ -137,7 +137,7 @@ def test_random_symmetric_games_get_a_symmetric_equilibrium(m, k, cls):
     # (a pure profile where they bid alike, else the enumeration of class supports) find an
     # equilibrium where they play alike, by the naive oracle's deviation gain; 8 games a shape
     from naive_multi import max_deviation_gain
-    from gops_solver.multi.equilibrium import exchangeable_classes, pure_equilibria, symmetric_support_equilibrium
+    from gops_solver.multi.equilibrium import exchangeable_classes, pure_equilibria, support_equilibrium
     mixed = 0
     for seed in range(8):
         U = _symmetrised(np.random.default_rng(seed), m, k, cls)
@@ -147,7 +147,7 @@ def test_random_symmetric_games_get_a_symmetric_equilibrium(m, k, cls):
             profile = [np.eye(k)[b] for b in pure[0]]
         else:
             mixed += 1
-            profile = symmetric_support_equilibrium(U, [cls])
+            profile = support_equilibrium(U, [cls])
             assert profile is not None, seed
         assert all(profile[j].tolist() == profile[cls[0]].tolist() for j in cls)
         assert max_deviation_gain(U, profile) <= 1e-9

@@ -20,7 +20,7 @@ SYMMETRY_TOL = 1e-12
 #: if it moves no probability by more than this; beyond it lies another equilibrium.
 POLISH_MOVE = 0.1
 
-#: Where neither tracer gives a symmetric game a symmetric equilibrium, at most
-#: this many tuples of class supports are tried, smallest first (31^2 = 961
-#: tuples cover every 5-card game with two classes of players).
-SYMMETRIC_SUPPORTS = 1000
+#: Support enumeration (for a symmetric equilibrium where the tracers give none,
+#: and before simplicial subdivision) tries at most this many tuples of
+#: supports, smallest first (31^2 = 961 cover a 5-card game with two classes).
+SUPPORT_TUPLES = 1000

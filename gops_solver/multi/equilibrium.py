@@ -26,7 +26,7 @@ the stage game of the *canonical* state (players in canonical order, see
    lies within ``POLISH_MOVE`` of it (:func:`symmetric_equilibrium_near`),
    else the first pure equilibrium in which they bid alike, else the first
    symmetric equilibrium found by enumerating class supports
-   (:func:`symmetric_support_equilibrium`; all in
+   (:func:`support_equilibrium`; all in
    :func:`select_after_kernel`); otherwise, where the kernel stalls or
    cannot certify its endpoint, by pygambit's ``logit_solve``,
    stopped (as a failure) after ``_LOGIT_MAX_EVENTS`` (50,000) points of the
@@ -40,8 +40,10 @@ the stage game of the *canonical* state (players in canonical order, see
    first equilibrium that the global Newton method (Govindan & Wilson 2003,
    J. Econ. Theory 110:65-86; pygambit's ``gnm_solve``, in floating point)
    finds from its default perturbation (1 on each player's first card)
-   whose support polish certifies it; where it finds none, the equilibrium
-   that simplicial subdivision (van der Laan & Talman 1979, Math.
+   whose support polish certifies it; where it finds none, the first
+   equilibrium that support enumeration finds (:func:`support_equilibrium`,
+   smallest supports first, at most ``SUPPORT_TUPLES`` tuples); failing
+   that, the equilibrium that simplicial subdivision (van der Laan & Talman 1979, Math.
    Programming 17:74-84; pygambit's ``simpdiv_solve``, in rationals: up
    to minutes a game) reaches from the uniform profile, polished on its
    supports (regret targets 1e-3 to 1e-9 in turn, the first certified).
@@ -57,11 +59,11 @@ import itertools
 
 import numpy as np
 
-from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SYMMETRIC_SUPPORTS
+from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SUPPORT_TUPLES
 from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
 
 __all__ = ["METHODS", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
-           "select_after_kernel", "exchangeable_classes", "symmetric_equilibrium_near", "symmetric_support_equilibrium",
+           "select_after_kernel", "exchangeable_classes", "symmetric_equilibrium_near", "support_equilibrium",
            "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium", "polish", "pure_payoffs"]
 
 
@@ -69,7 +71,8 @@ __all__ = ["METHODS", "EquilibriumError", "StageEquilibrium", "deviation_gain", 
 #: and the solve summary names them with these words.
 METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetric logit (Nash program)",
            "symmetric-support": "symmetric support enumeration",
-           "first-pure": "first pure", "gnm": "global Newton", "simpdiv": "simplicial subdivision"}
+           "first-pure": "first pure", "gnm": "global Newton", "support": "support enumeration",
+           "simpdiv": "simplicial subdivision"}
 
 
 class EquilibriumError(RuntimeError):
@@ -540,7 +543,7 @@ def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
         pure = [b for b in pure_equilibria(U) if all(b[j] == b[c[0]] for c in classes for j in c)]
         if pure:
             return _accepted(U, [np.eye(k)[b] for b in pure[0]], "first-pure", classes)
-        found = symmetric_support_equilibrium(U, classes)
+        found = support_equilibrium(U, classes)
         if found is not None:
             return _accepted(U, found, "symmetric-support", classes)
     return _select_gambit(U)
@@ -556,18 +559,19 @@ def _class_layout(m, classes):
     return owner, reps, {r: t for t, r in enumerate(reps)}
 
 
-def symmetric_support_equilibrium(U, classes, max_supports=SYMMETRIC_SUPPORTS):
-    """The first mixed symmetric equilibrium found by enumerating supports, smallest first.
+def support_equilibrium(U, classes=(), max_supports=SUPPORT_TUPLES):
+    """The first mixed equilibrium found by enumerating supports, smallest first; classes play alike.
 
     A symmetric game has a symmetric equilibrium (Nash 1951), but on a
     degenerate game every logit tracer can stall short of it and the
     library's may end on an asymmetric one. Here each class of exchangeable
-    players gets one support; the tuples of supports are tried in order of
-    total size, then lexicographically (cards ascending, classes in player
-    order), skipping all-pure tuples (the pure step comes before). On each,
-    Newton's method (from the uniform mix on the supports; where no tuple
-    gives an equilibrium, a second round from mixes leaning to card 0, 1,
-    ... in turn) solves the
+    players gets one support (with no classes, each player its own: plain
+    support enumeration, the step before simplicial subdivision); the tuples
+    of supports are tried in order of total size, then lexicographically
+    (cards ascending, classes in player order), skipping all-pure tuples
+    (the pure steps come before). On each, Newton's method (from the
+    uniform mix on the supports; where no tuple gives an equilibrium, a
+    second round from mixes leaning to card 0, 1, ... in turn) solves the
     equal-payoff conditions, ``u_r(a) = v_r`` for ``a`` in ``r``'s support
     and the mixes summing to 1; the first solution with nonnegative
     probabilities and no better card outside the supports is returned.
@@ -578,7 +582,7 @@ def symmetric_support_equilibrium(U, classes, max_supports=SYMMETRIC_SUPPORTS):
     ----------
     U : numpy.ndarray, shape (m, k, ..., k)
     classes : list of tuple of int
-        :func:`exchangeable_classes` of ``U``.
+        Classes of players that play alike (:func:`exchangeable_classes` of ``U``), or none.
     max_supports : int
         The most support tuples tried.
 
@@ -815,6 +819,9 @@ def _select_gambit(U) -> StageEquilibrium:
             else:
                 strategies = gnm_equilibrium(U)
                 method = "gnm"
+                if strategies is None:  # simplicial subdivision (rationals) can take minutes: try supports first
+                    strategies = support_equilibrium(U)
+                    method = "support"
                 if strategies is None:
                     strategies = simpdiv_equilibrium(U)
                     method = "simpdiv"

@@ -46,7 +46,7 @@ __all__ = ["WinLevelInduction"]
 #: ``method`` codes of the states whose equilibria pygambit's path selected (by the selection step it took)
 #: (fixed numbers, new methods appended, so the codes mean the same in every version)
 _REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5, "symmetric-logit": -6,
-           "symmetric-support": -7}
+           "symmetric-support": -7, "support": -8}
 
 
 def _run_start(patterns, m):
