@@ -159,3 +159,13 @@ def test_every_method_has_a_stored_code():
     from gops_solver.multi.equilibrium import METHODS
     from gops_solver.multi.winlevels import _REDONE
     assert set(_REDONE) == set(METHODS) and len(set(_REDONE.values())) == len(_REDONE)
+
+
+@pytest.mark.parametrize("k, R, limit", [(3, 1, 100), (4, 3, 4000), (5, 2, 4000), (3, 4, 500), (5, 3, 300)])
+def test_support_tuples_come_by_total_size_then_lexicographically(k, R, limit):
+    # the enumeration's order, built one total size at a time, against every tuple listed and sorted
+    from gops_solver.multi.equilibrium import _support_tuples
+    subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
+    every = sorted((tup for tup in itertools.product(subsets, repeat=R) if any(len(s) > 1 for s in tup)),
+                   key=lambda tup: (sum(map(len, tup)), tup))
+    assert _support_tuples(k, R, limit) == every[:limit]

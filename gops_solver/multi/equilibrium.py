@@ -595,10 +595,7 @@ def support_equilibrium(U, classes=(), max_supports=SUPPORT_TUPLES):
     m, k = U.shape[0], U.shape[1]
     owner, reps, slot = _class_layout(m, classes)
     R = len(reps)
-    subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
-    tuples = sorted((tup for tup in itertools.product(subsets, repeat=R) if any(len(s) > 1 for s in tup)),
-                    key=lambda tup: (sum(map(len, tup)), tup))
-    tuples = tuples[:max_supports]
+    tuples = _support_tuples(k, R, max_supports)
     for lean in (None, *range(k)):  # a second round starts Newton leaning to each card in turn
         for tup in tuples:
             if lean is not None and not any(lean in s for s in tup):
@@ -607,6 +604,24 @@ def support_equilibrium(U, classes=(), max_supports=SUPPORT_TUPLES):
             if found is not None:
                 return found
     return None
+
+
+def _support_tuples(k, R, limit):
+    """The first ``limit`` tuples of ``R`` supports of ``k`` cards, not all pure: by total size, then lexicographically.
+
+    Built one total size at a time, so a 4-player 5-card game (31^4 tuples) never lists them all.
+    """
+    by_size = {s: list(itertools.combinations(range(k), s)) for s in range(1, k + 1)}
+    out = []
+    for total in range(R + 1, R * k + 1):
+        batch = []
+        for sizes in itertools.product(range(1, k + 1), repeat=R):
+            if sum(sizes) == total:
+                batch.extend(itertools.product(*(by_size[s] for s in sizes)))
+        out.extend(sorted(batch))
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def _class_payoffs(U, profile, owner, reps, slot):
