@@ -99,7 +99,8 @@ def test_symmetric_supports_find_the_only_symmetric_equilibrium():
     # players 0 and 1 mix cards 3, 4, 5 with 0.124, 0.164, 0.713 (to 3 digits) and player 2 bids
     # the lowest card; the enumeration of class supports finds it at total size 3 + 1
     from naive_multi import max_deviation_gain
-    from gops_solver.multi.equilibrium import pure_equilibria, select_equilibrium, support_equilibrium
+    from gops_solver.multi.equilibrium import pure_equilibria, select_equilibrium
+    from gops_solver.multi.supports import support_equilibrium
     U = _data("symmetric_support", 3, 5)
     assert not [b for b in pure_equilibria(U) if b[0] == b[1]]
     found = select_equilibrium(U)
@@ -137,7 +138,8 @@ def test_random_symmetric_games_get_a_symmetric_equilibrium(m, k, cls):
     # (a pure profile where they bid alike, else the enumeration of class supports) find an
     # equilibrium where they play alike, by the naive oracle's deviation gain; 8 games a shape
     from naive_multi import max_deviation_gain
-    from gops_solver.multi.equilibrium import exchangeable_classes, pure_equilibria, support_equilibrium
+    from gops_solver.multi.equilibrium import exchangeable_classes, pure_equilibria
+    from gops_solver.multi.supports import support_equilibrium
     mixed = 0
     for seed in range(8):
         U = _symmetrised(np.random.default_rng(seed), m, k, cls)
@@ -164,7 +166,7 @@ def test_every_method_has_a_stored_code():
 @pytest.mark.parametrize("k, R, limit", [(3, 1, 100), (4, 3, 4000), (5, 2, 4000), (3, 4, 500), (5, 3, 300)])
 def test_support_tuples_come_by_total_size_then_lexicographically(k, R, limit):
     # the enumeration's order, built one total size at a time, against every tuple listed and sorted
-    from gops_solver.multi.equilibrium import _support_tuples
+    from gops_solver.multi.supports import _support_tuples
     subsets = [s for size in range(1, k + 1) for s in itertools.combinations(range(k), size)]
     every = sorted((tup for tup in itertools.product(subsets, repeat=R) if any(len(s) > 1 for s in tup)),
                    key=lambda tup: (sum(map(len, tup)), tup))

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..hashtable import EMPTY, slots_for
 from ..stage import highs_stage
-from .equilibrium import METHODS, select_after_kernel
+from .equilibrium import select_after_kernel
 from .induction import Induction
 from .kernel import KERNEL_OK, KERNEL_PURE
 from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut

@@ -1,0 +1,273 @@
+"""Equilibria from the equal-payoff conditions, with classes of players that play alike.
+
+Two methods the selection rule (:mod:`.equilibrium`) falls back on where the
+logit tracers give no certified equilibrium, or none where exchangeable
+players play alike:
+
+- :func:`symmetric_equilibrium_near`: the Nash program of Mangasarian and
+  Stone, for n players, solved by scipy's SLSQP from a given profile;
+- :func:`support_equilibrium`: support enumeration, smallest supports first,
+  Newton's method on each tuple's equal-payoff conditions.
+
+Both share one support (or one mix) per class of exchangeable players
+(:func:`.equilibrium.exchangeable_classes`), so what they return is
+symmetric in those players; with no classes they are the plain methods.
+Both use the exact derivatives of the cards' payoffs (:func:`_class_payoffs`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SUPPORT_TUPLES
+from .payoffs import deviation_gain, pure_payoffs
+
+__all__ = ["support_equilibrium", "symmetric_equilibrium_near"]
+
+
+def _class_layout(m, classes):
+    """``owner[i]``: the first player of ``i``'s class; ``reps``: those first players; ``slot[r]``: ``r``'s rank."""
+    owner = list(range(m))
+    for c in classes:
+        for j in c:
+            owner[j] = c[0]
+    reps = sorted(set(owner))
+    return owner, reps, {r: t for t, r in enumerate(reps)}
+
+
+def support_equilibrium(U, classes=(), max_supports=SUPPORT_TUPLES):
+    """The first mixed equilibrium found by enumerating supports, smallest first; classes play alike.
+
+    A symmetric game has a symmetric equilibrium (Nash 1951), but on a
+    degenerate game every logit tracer can stall short of it and the
+    library's may end on an asymmetric one. Here each class of exchangeable
+    players gets one support (with no classes, each player its own: plain
+    support enumeration, the step before simplicial subdivision); the tuples
+    of supports are tried in order of total size, then lexicographically
+    (cards ascending, classes in player order), skipping all-pure tuples
+    (the pure steps come before). On each, Newton's method (from the
+    uniform mix on the supports; where no tuple gives an equilibrium, a
+    second round from mixes leaning to card 0, 1, ... in turn) solves the
+    equal-payoff conditions, ``u_r(a) = v_r`` for ``a`` in ``r``'s support
+    and the mixes summing to 1; the first solution with nonnegative
+    probabilities and no better card outside the supports is returned.
+    Deterministic, so reproducible; it can miss an equilibrium Newton does
+    not reach from its start.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    classes : list of tuple of int
+        Classes of players that play alike (:func:`.equilibrium.exchangeable_classes` of ``U``), or none.
+    max_supports : int
+        The most support tuples tried.
+
+    Returns
+    -------
+    list of numpy.ndarray or None
+        The profile (exchangeable players play alike), or None if none was
+        found within ``max_supports`` tuples.
+    """
+    m, k = U.shape[0], U.shape[1]
+    owner, reps, slot = _class_layout(m, classes)
+    R = len(reps)
+    tuples = _support_tuples(k, R, max_supports)
+    for lean in (None, *range(k)):  # a second round starts Newton leaning to each card in turn
+        for tup in tuples:
+            if lean is not None and not any(lean in s for s in tup):
+                continue
+            found = _support_solution(U, tup, owner, reps, slot, lean)
+            if found is not None:
+                return found
+    return None
+
+
+def _support_tuples(k, R, limit):
+    """The first ``limit`` tuples of ``R`` supports of ``k`` cards, not all pure: by total size, then lexicographically.
+
+    Built one total size at a time, so a 4-player 5-card game (31^4 tuples) never lists them all.
+    """
+    by_size = {s: list(itertools.combinations(range(k), s)) for s in range(1, k + 1)}
+    out = []
+    for total in range(R + 1, R * k + 1):
+        batch = []
+        for sizes in itertools.product(range(1, k + 1), repeat=R):
+            if sum(sizes) == total:
+                batch.extend(itertools.product(*(by_size[s] for s in sizes)))
+        out.extend(sorted(batch))
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _class_payoffs(U, profile, owner, reps, slot):
+    """Each class's card payoffs and their derivatives in each class's mix, at a profile where classes play alike.
+
+    Returns
+    -------
+    u : numpy.ndarray, shape (R, k)
+        ``u[c, a]``: the payoff of card ``a`` to class ``c``'s first player ``reps[c]``.
+    D : numpy.ndarray, shape (R, R, k, k)
+        ``D[c, d, a, b]``: the derivative of ``u[c, a]`` in class ``d``'s probability of card ``b`` (each
+        player of ``d`` other than ``reps[c]`` contributes its payoff table against ``b``; ``u`` is linear
+        in every other player's mix).
+    """
+    m, k, R = U.shape[0], U.shape[1], len(reps)
+    u = np.empty((R, k))
+    D = np.zeros((R, R, k, k))
+    for c, r in enumerate(reps):
+        for j in range(m):
+            if j == r:
+                continue
+            T = U[r]
+            for q in reversed(range(m)):  # highest axis first, so lower axis numbers stay valid
+                if q != r and q != j:
+                    T = np.tensordot(T, profile[q], axes=([q], [0]))
+            T = T if r < j else T.T  # T[a, b]: r bids a, j bids b, the rest mix
+            D[c, slot[owner[j]]] += T
+            u[c] = T @ profile[j]
+    return u, D
+
+
+def _support_solution(U, supports, owner, reps, slot, lean=None, iters=15, tol=1e-12):
+    """Newton's method on the equal-payoff conditions of one tuple of class supports; the profile or None.
+
+    Newton starts from the uniform mix on each support, or with ``lean`` set
+    from mixes giving that card half the weight (where a support holds it).
+    Unknowns: each class's probabilities on its support, then one ``v`` per
+    class; the Jacobian is exact (:func:`_class_payoffs`).
+    """
+    m, k = U.shape[0], U.shape[1]
+    sizes = [len(s) for s in supports]
+    cuts = np.cumsum([0] + sizes)
+    rows = np.cumsum([0] + [s + 1 for s in sizes])
+    R, N = len(reps), int(cuts[-1])
+    cols = [list(s) for s in supports]
+
+    def start(s):
+        if lean not in s or len(s) == 1:
+            return np.full(len(s), 1.0 / len(s))
+        return np.where(np.array(s) == lean, 0.5, 0.5 / (len(s) - 1))
+
+    def profile(z):
+        mixes = []
+        for c in range(R):
+            p = np.zeros(k)
+            p[cols[c]] = z[cuts[c]:cuts[c + 1]]
+            mixes.append(p)
+        return [mixes[slot[owner[i]]] for i in range(m)]
+
+    def system(z):
+        """The residual and its Jacobian at ``z``."""
+        u, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        res = np.empty(rows[-1])
+        J = np.zeros((rows[-1], N + R))
+        for c in range(R):
+            own = rows[c] + np.arange(sizes[c])
+            res[own] = u[c, cols[c]] - z[N + c]
+            for d in range(R):
+                J[own, cuts[d]:cuts[d + 1]] = D[c, d][np.ix_(cols[c], cols[d])]
+            J[own, N + c] = -1.0
+            res[rows[c + 1] - 1] = z[cuts[c]:cuts[c + 1]].sum() - 1.0
+            J[rows[c + 1] - 1, cuts[c]:cuts[c + 1]] = 1.0
+        return res, J
+
+    z = np.concatenate([start(s) for s in supports] + [np.zeros(R)])
+    prof = profile(z)
+    z[N:] = [pure_payoffs(U, prof, r)[cols[c]].mean() for c, r in enumerate(reps)]
+    scale = max(1.0, float(np.abs(U).max()))
+    for _ in range(iters):
+        res, J = system(z)
+        if np.max(np.abs(res)) <= tol * scale:
+            break
+        z = z - np.linalg.lstsq(J, res, rcond=None)[0]
+        if not np.all(np.isfinite(z)) or np.abs(z[:N]).max() > 10.0:
+            return None
+    else:
+        return None
+    if np.min(z[:N]) < -1e-9:
+        return None
+    prof = [np.clip(p, 0.0, None) for p in profile(z)]
+    prof = [p / p.sum() for p in prof]
+    return prof if deviation_gain(U, prof) <= PURE_TOL * scale else None
+
+
+def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
+    """A symmetric equilibrium beside ``start``, from the Nash program among symmetric profiles.
+
+    Where the logit branch of a degenerate symmetric game stalls short of
+    its limit (regret a few 1e-6), Newton on the last point's supports can
+    fail too (the limit is not isolated). The program of Mangasarian and
+    Stone (1964, J. Math. Anal. Appl. 9:348-355), for n players: minimise
+    ``sum_i (v_i - u_i(p))`` subject to ``u_i(a, p_-i) <= v_i`` for every
+    card ``a`` and each ``p_i`` a distribution; its optimum 0 is reached
+    exactly at the equilibria. Here one distribution (and one ``v``) serves
+    a whole class of exchangeable players, so every point is symmetric;
+    scipy's SLSQP solves it from ``start``, deterministically.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    start : numpy.ndarray, shape (m, k)
+        A profile where exchangeable players play alike (the kernel's last point of the branch).
+    classes : list of tuple of int
+        :func:`.equilibrium.exchangeable_classes` of ``U``.
+    max_move : float
+        The largest change of any probability accepted.
+
+    Returns
+    -------
+    list of numpy.ndarray or None
+        The profile, if its deviation gain is at most ``DEVIATION_TOL`` and
+        it moved no probability by more than ``max_move``; None otherwise.
+    """
+    from scipy.optimize import minimize
+
+    m, k = U.shape[0], U.shape[1]
+    owner, reps, slot = _class_layout(m, classes)
+    R = len(reps)
+
+    def profile(z):
+        x = z[:R * k].reshape(R, k)
+        return [x[slot[owner[i]]] for i in range(m)]
+
+    def gaps(z):  # v_c - u_c(a): nonnegative when no card beats the class's bound
+        u, _ = _class_payoffs(U, profile(z), owner, reps, slot)
+        return (z[R * k:, None] - u).ravel()
+
+    def gaps_jac(z):
+        _, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        J = np.zeros((R * k, R * k + R))
+        for c in range(R):
+            J[c * k:(c + 1) * k, :R * k] = -D[c].transpose(1, 0, 2).reshape(k, R * k)
+            J[c * k:(c + 1) * k, R * k + c] = 1.0
+        return J
+
+    def objective(z):  # sum_c v_c - p_c . u_c
+        x = z[:R * k].reshape(R, k)
+        u, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        grad = np.empty(R * k + R)
+        grad[:R * k] = -(u + np.einsum("ca,cdab->db", x, D)).ravel()
+        grad[R * k:] = 1.0
+        return float(z[R * k:].sum() - (x * u).sum()), grad
+
+    sums = np.kron(np.eye(R), np.ones(k))  # each class's mix sums to 1
+    start = np.asarray(start, dtype=np.float64)
+    z0 = np.concatenate([start[r] for r in reps] + [np.zeros(R)])
+    z0[R * k:] = _class_payoffs(U, profile(z0), owner, reps, slot)[0].max(axis=1)
+    res = minimize(objective, z0, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * (R * k) + [(None, None)] * R,
+                   constraints=[{"type": "ineq", "fun": gaps, "jac": gaps_jac},
+                                {"type": "eq", "fun": lambda z: sums @ z[:R * k] - 1.0,
+                                 "jac": lambda z: np.hstack([sums, np.zeros((R, R))])}],
+                   options={"ftol": 1e-15, "maxiter": 500})
+    if not np.all(np.isfinite(res.x)):
+        return None
+    found = [np.clip(p, 0.0, None) for p in profile(res.x)]
+    found = [p / p.sum() for p in found]
+    if max(float(np.abs(found[r] - start[r]).max()) for r in reps) > max_move:
+        return None
+    if not deviation_gain(U, found) <= DEVIATION_TOL:
+        return None
+    return found
