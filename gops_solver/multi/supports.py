@@ -22,7 +22,8 @@ import itertools
 import numpy as np
 
 from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SUPPORT_TUPLES
-from .payoffs import deviation_gain, pure_payoffs
+from .kernel import _pair_payoffs, make_work  # the tracer's own table of pair payoffs
+from .payoffs import deviation_gain
 
 __all__ = ["support_equilibrium", "symmetric_equilibrium_near"]
 
@@ -74,11 +75,12 @@ def support_equilibrium(U, classes=(), max_supports=SUPPORT_TUPLES):
     owner, reps, slot = _class_layout(m, classes)
     R = len(reps)
     tuples = _support_tuples(k, R, max_supports)
+    flat, wk = np.ascontiguousarray(U.reshape(m, -1)), make_work(m, k)
     for lean in (None, *range(k)):  # a second round starts Newton leaning to each card in turn
         for tup in tuples:
             if lean is not None and not any(lean in s for s in tup):
                 continue
-            found = _support_solution(U, tup, owner, reps, slot, lean)
+            found = _support_solution(U, flat, wk, tup, owner, reps, slot, lean)
             if found is not None:
                 return found
     return None
@@ -102,36 +104,43 @@ def _support_tuples(k, R, limit):
     return out[:limit]
 
 
-def _class_payoffs(U, profile, owner, reps, slot):
+def _class_payoffs(flat, profile, owner, reps, slot, wk):
     """Each class's card payoffs and their derivatives in each class's mix, at a profile where classes play alike.
+
+    From the kernel's one-pass table of pair payoffs (:func:`.kernel._pair_payoffs`):
+    ``wk.w[r, j, a, b]`` is ``r``'s payoff for card ``a`` when ``j`` bids ``b``
+    and the rest mix, so ``u_r`` is linear in every other player's mix.
+
+    Parameters
+    ----------
+    flat : numpy.ndarray, shape (m, k ** m)
+        The stage game in the kernel's layout.
+    profile : sequence of numpy.ndarray, each shape (k,)
+    owner, reps, slot
+        :func:`_class_layout`.
+    wk : KernelWork
+        Scratch space (:func:`.kernel.make_work`).
 
     Returns
     -------
     u : numpy.ndarray, shape (R, k)
         ``u[c, a]``: the payoff of card ``a`` to class ``c``'s first player ``reps[c]``.
     D : numpy.ndarray, shape (R, R, k, k)
-        ``D[c, d, a, b]``: the derivative of ``u[c, a]`` in class ``d``'s probability of card ``b`` (each
-        player of ``d`` other than ``reps[c]`` contributes its payoff table against ``b``; ``u`` is linear
-        in every other player's mix).
+        ``D[c, d, a, b]``: the derivative of ``u[c, a]`` in class ``d``'s probability of card ``b`` (the
+        sum of the tables of the players of ``d`` other than ``reps[c]``).
     """
-    m, k, R = U.shape[0], U.shape[1], len(reps)
-    u = np.empty((R, k))
+    m, k = wk.u.shape
+    _pair_payoffs(flat, np.array(profile), m, k, wk)
+    R = len(reps)
     D = np.zeros((R, R, k, k))
     for c, r in enumerate(reps):
         for j in range(m):
-            if j == r:
-                continue
-            T = U[r]
-            for q in reversed(range(m)):  # highest axis first, so lower axis numbers stay valid
-                if q != r and q != j:
-                    T = np.tensordot(T, profile[q], axes=([q], [0]))
-            T = T if r < j else T.T  # T[a, b]: r bids a, j bids b, the rest mix
-            D[c, slot[owner[j]]] += T
-            u[c] = T @ profile[j]
-    return u, D
+            if j != r:
+                D[c, slot[owner[j]]] += wk.w[r, j]
+    return wk.u[reps].copy(), D
 
 
-def _support_solution(U, supports, owner, reps, slot, lean=None, iters=15, tol=1e-12):
+def _support_solution(U, flat, wk, supports, owner, reps, slot, lean=None, iters=15, tol=1e-12):
     """Newton's method on the equal-payoff conditions of one tuple of class supports; the profile or None.
 
     Newton starts from the uniform mix on each support, or with ``lean`` set
@@ -161,7 +170,7 @@ def _support_solution(U, supports, owner, reps, slot, lean=None, iters=15, tol=1
 
     def system(z):
         """The residual and its Jacobian at ``z``."""
-        u, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        u, D = _class_payoffs(flat, profile(z), owner, reps, slot, wk)
         res = np.empty(rows[-1])
         J = np.zeros((rows[-1], N + R))
         for c in range(R):
@@ -175,8 +184,8 @@ def _support_solution(U, supports, owner, reps, slot, lean=None, iters=15, tol=1
         return res, J
 
     z = np.concatenate([start(s) for s in supports] + [np.zeros(R)])
-    prof = profile(z)
-    z[N:] = [pure_payoffs(U, prof, r)[cols[c]].mean() for c, r in enumerate(reps)]
+    u, _ = _class_payoffs(flat, profile(z), owner, reps, slot, wk)
+    z[N:] = [u[c, cols[c]].mean() for c in range(R)]
     scale = max(1.0, float(np.abs(U).max()))
     for _ in range(iters):
         res, J = system(z)
@@ -228,17 +237,18 @@ def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
     m, k = U.shape[0], U.shape[1]
     owner, reps, slot = _class_layout(m, classes)
     R = len(reps)
+    flat, wk = np.ascontiguousarray(U.reshape(m, -1)), make_work(m, k)
 
     def profile(z):
         x = z[:R * k].reshape(R, k)
         return [x[slot[owner[i]]] for i in range(m)]
 
     def gaps(z):  # v_c - u_c(a): nonnegative when no card beats the class's bound
-        u, _ = _class_payoffs(U, profile(z), owner, reps, slot)
+        u, _ = _class_payoffs(flat, profile(z), owner, reps, slot, wk)
         return (z[R * k:, None] - u).ravel()
 
     def gaps_jac(z):
-        _, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        _, D = _class_payoffs(flat, profile(z), owner, reps, slot, wk)
         J = np.zeros((R * k, R * k + R))
         for c in range(R):
             J[c * k:(c + 1) * k, :R * k] = -D[c].transpose(1, 0, 2).reshape(k, R * k)
@@ -247,7 +257,7 @@ def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
 
     def objective(z):  # sum_c v_c - p_c . u_c
         x = z[:R * k].reshape(R, k)
-        u, D = _class_payoffs(U, profile(z), owner, reps, slot)
+        u, D = _class_payoffs(flat, profile(z), owner, reps, slot, wk)
         grad = np.empty(R * k + R)
         grad[:R * k] = -(u + np.einsum("ca,cdab->db", x, D)).ravel()
         grad[R * k:] = 1.0
@@ -256,7 +266,7 @@ def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
     sums = np.kron(np.eye(R), np.ones(k))  # each class's mix sums to 1
     start = np.asarray(start, dtype=np.float64)
     z0 = np.concatenate([start[r] for r in reps] + [np.zeros(R)])
-    z0[R * k:] = _class_payoffs(U, profile(z0), owner, reps, slot)[0].max(axis=1)
+    z0[R * k:] = _class_payoffs(flat, profile(z0), owner, reps, slot, wk)[0].max(axis=1)
     res = minimize(objective, z0, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * (R * k) + [(None, None)] * R,
                    constraints=[{"type": "ineq", "fun": gaps, "jac": gaps_jac},
                                 {"type": "eq", "fun": lambda z: sums @ z[:R * k] - 1.0,
