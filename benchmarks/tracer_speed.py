@@ -43,7 +43,7 @@ if __package__ in (None, ""):
 from gops_solver import Rules
 from gops_solver.multi import kernel as current
 from gops_solver.multi.constants import DEVIATION_TOL, PURE_TOL
-from gops_solver.multi.levelkernel import LevelOut, PrevLevel, build_stage, solve_level
+from gops_solver.multi.levelkernel import PrevLevel, build_stage
 from gops_solver.multi.levels import LevelInduction
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,11 +73,7 @@ def build(spec: str, games: int, seed: int, out_dir: Path) -> None:
             print(f"{path.name}: {len(states)} of {P * S} states", flush=True)
         if k == ks[-1]:
             break
-        out = LevelOut(np.empty((P, S, m)), np.empty((P, S, m)), np.empty((P, S)),
-                       np.zeros((P, S), dtype=np.int8), np.zeros((P, S), dtype=np.int8))
-        solve_level(tab, prev, m, k, ind.carry, True, out)
-        ind.values[k] = out
-        ind._redo_flagged(k, out)
+        out = ind.solve_level(k, prev)
         prev = PrevLevel(out.sec, out.eq)
 
 
@@ -91,8 +87,10 @@ def load_baseline(baseline: str):
                                 check=True, capture_output=True, text=True).stdout
         path = ROOT / "benchmarks" / "results" / f"baseline_kernel_{rev}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        # numba cannot reload cached functions of a module imported from a path
-        path.write_text(source.replace("@njit(cache=True)", "@njit"))
+        # numba cannot reload cached functions of a module imported from a path, and
+        # the module's relative imports must name the package
+        source = source.replace("cache=True", "cache=False").replace("from .", "from gops_solver.multi.")
+        path.write_text(source)
     spec = importlib.util.spec_from_file_location("baseline_kernel", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

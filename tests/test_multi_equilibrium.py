@@ -87,7 +87,7 @@ def test_simplicial_subdivision_settles_a_game_both_tracers_give_up(monkeypatch)
         raise eq.EquilibriumError("tracer stopped short")
 
     monkeypatch.setattr(eq, "logit_equilibrium", give_up)
-    monkeypatch.setattr(eq, "gnm_equilibrium", lambda U: None)  # the global Newton method finds nothing certified
+    monkeypatch.setattr(eq, "gnm_equilibrium", lambda U, max_events=None: None)  # the global Newton method finds nothing certified
     monkeypatch.setattr(eq, "support_equilibrium", lambda U: None)  # nor support enumeration
     found = eq.select_equilibrium(U, backend="gambit")
     assert found.method == "simpdiv"
@@ -177,35 +177,64 @@ def test_public_solve_dispatches_on_players():
 
 def test_global_newton_settles_a_real_game_both_tracers_give_up():
     # a 3-player 5-card stage game of n = 6 discard/points (tests/data/multi_stage_games.npz,
-    # "gnm", built by the level solver): the jitted tracer runs out of steps at lambda ~ 4,
-    # pygambit's tracer misses every regret target, no pure profile is within 1e-6. Step 3's
-    # global Newton method settles it (simplicial subdivision took 154 s on it); the profile is
-    # checked by the naive oracle, and found the same way twice
+    # "gnm", built by the level solver): pygambit's tracer misses every regret target and no
+    # pure profile is within 1e-6, so the reference path goes on to step 3, whose global Newton
+    # method settles it (simplicial subdivision took 154 s on it); the profile is checked by the
+    # naive oracle, and found the same way twice. The jitted tracer ran out of steps at
+    # lambda ~ 4 on it until its corrector stopped at 1e-6 rather than 1e-8; it now certifies
+    # an equilibrium of its own, also checked by the oracle
     from pathlib import Path
 
     from gops_solver.multi import equilibrium as eq
-    from gops_solver.multi.kernel import KERNEL_FAILED, make_work, stage_equilibrium
+    from gops_solver.multi.kernel import KERNEL_OK, make_work, stage_equilibrium
     flat = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm"][0]
     U = flat.reshape(3, 5, 5, 5)
-    assert stage_equilibrium(flat, 3, 5, 1e-9, 1e-6, make_work(3, 5), np.empty((3, 5)))[0] == KERNEL_FAILED
+    traced = np.empty((3, 5))
+    assert stage_equilibrium(flat, 3, 5, 1e-9, 1e-6, make_work(3, 5), traced)[0] == KERNEL_OK
+    assert nm.max_deviation_gain(U, list(traced)) <= 1e-6
     assert pure_equilibria(U) == [] and eq._nearly_pure(U) == []
-    found = select_equilibrium(U)
+    found = select_equilibrium(U, backend="gambit")
     assert found.method == "gnm"
     assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
     assert any(np.count_nonzero(p > 1e-9) > 1 for p in found.strategies)
-    again = select_equilibrium(U)
+    again = select_equilibrium(U, backend="gambit")
     assert all(np.array_equal(a, b) for a, b in zip(found.strategies, again.strategies))
+
+
+def test_support_enumeration_comes_before_a_long_global_newton_path(monkeypatch):
+    # a 3-player 5-card stage game of n = 7 carry/points (tests/data/multi_stage_games.npz,
+    # "gnm_long", flagged by the level solver's kernel): pygambit's tracer misses its targets and
+    # no pure profile is within 1e-6; the global Newton method's path ran to its 100,000-event cap
+    # (180 s) without an equilibrium, support enumeration finds one in about 4 s. Step 3 stops the
+    # path at 2,000 events first, then enumerates supports: the long path is never followed here
+    from pathlib import Path
+
+    from gops_solver.multi import equilibrium as eq
+    U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm_long"][0].reshape(3, 5, 5, 5)
+    assert pure_equilibria(U) == [] and eq._nearly_pure(U) == [] and eq.exchangeable_classes(U) == []
+    caps = []
+    real_gnm = eq.gnm_equilibrium
+
+    def counted(U, max_events=eq._GNM_MAX_EVENTS):
+        caps.append(max_events)
+        return real_gnm(U, max_events)
+
+    monkeypatch.setattr(eq, "gnm_equilibrium", counted)
+    found = select_equilibrium(U, backend="gambit")
+    assert found.method == "support" and caps == [eq._GNM_FIRST_EVENTS]
+    assert nm.max_deviation_gain(U, found.strategies) <= 1e-6
+    assert any(np.count_nonzero(p > 1e-9) > 1 for p in found.strategies)
 
 
 def test_global_newton_is_stopped_after_a_fixed_number_of_events(monkeypatch):
     # the cap counts the method's path events (reproducible, unlike a clock); stopped, it counts
-    # as finding nothing and the selection goes on to simplicial subdivision
+    # as finding nothing and the selection goes on. This game's path needs 61,697 events: past
+    # the first run's 2,000, within the second run's 100,000
     from pathlib import Path
 
     from gops_solver.multi import equilibrium as eq
     U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm"][0].reshape(3, 5, 5, 5)
-    monkeypatch.setattr(eq, "_GNM_MAX_EVENTS", 1)
-    assert eq.gnm_equilibrium(U) is None
-    monkeypatch.undo()
+    assert eq.gnm_equilibrium(U, 1) is None
+    assert eq.gnm_equilibrium(U, eq._GNM_FIRST_EVENTS) is None
     found = eq.gnm_equilibrium(U)
     assert found is not None and nm.max_deviation_gain(U, found) <= 1e-6

@@ -183,6 +183,38 @@ def test_level_solver_tiny_game_by_hand():
     assert sec[0] == pytest.approx(0.0, abs=1e-12)
 
 
+def test_level_solver_solves_equal_stage_games_once_and_checks_copies():
+    # states whose two stage games have one 128-bit fingerprint share one
+    # solve (at 3 players n = 4 carry, 740 distinct pairs among 1,130
+    # states); a copy whose games differ from its representative's (a
+    # collision of the first 64-bit hash, forced here by making one state
+    # represent every other) is told apart by the second hash and solves its own
+    from gops_solver.multi.levelkernel import PASS_COPY, PASS_HASH, LevelOut, PrevLevel, new_plan, solve_level
+    lev = LevelInduction(Rules(4, tie="carry", players=3))
+    lev.solve()
+    assert 0 < lev.distinct_games < lev.stage_games
+    k, m = 3, 3
+    out = lev.values[k]
+    P, S = out.gain.shape
+    fresh = LevelOut(out.sec.copy(), out.eq.copy(), out.gain.copy(), out.method.copy(), out.flags.copy())
+    fresh.sec.reshape(P * S, m)[1:] = np.nan
+    fresh.eq.reshape(P * S, m)[1:] = np.nan
+    below = lev.values[k - 1]
+    args = (lev.tables[k], PrevLevel(below.sec, below.eq), m, k, lev.carry, True)
+    plan = new_plan(P * S)
+    solve_level(*args, PASS_HASH, plan, fresh)  # the fingerprints
+    plan.hashes[:] = 0  # every state's first hash collides with state 0's
+    plan.rep[:] = 0
+    plan = plan._replace(solves=np.zeros(1, dtype=np.int64), copies=np.arange(1, P * S, dtype=np.int64))
+    same = plan.checks[1:] == plan.checks[0]
+    assert 0 < same.sum() < P * S - 1  # some states have state 0's games, most do not
+    solve_level(*args, PASS_COPY, plan, fresh)
+    done = fresh.flags.ravel()[1:] == 0  # the kernel's own answers (pygambit's are redone by the caller)
+    assert done.sum() > (P * S) // 2
+    for a, b in ((fresh.sec, out.sec), (fresh.eq, out.eq)):
+        assert np.array_equal(a.reshape(P * S, m)[1:][done], b.reshape(P * S, m)[1:][done])
+
+
 def test_level_solver_rejects_win():
     with pytest.raises(ValueError, match="points"):
         LevelInduction(Rules(3, objective="win", players=3))

@@ -93,21 +93,27 @@ def test_a_stalled_symmetric_branch_is_refined_among_symmetric_profiles():
 
 def test_symmetric_supports_find_the_only_symmetric_equilibrium():
     # 3 players n = 6 carry/points, ((59, 59, 62), pot 10, hidden {1, 2, 3, 5}): players 0 and 1
-    # hold {1, 2, 4, 5, 6}. The kernel's trace fails early, no pure profile where they bid alike is
-    # an equilibrium, and pygambit's tracer gives them values 10.24 and 5.22. pygambit's
-    # enumpoly_solve lists 13 equilibria (48 s, so not run here), one of them symmetric:
-    # players 0 and 1 mix cards 3, 4, 5 with 0.124, 0.164, 0.713 (to 3 digits) and player 2 bids
-    # the lowest card; the enumeration of class supports finds it at total size 3 + 1
+    # hold {1, 2, 4, 5, 6}. No pure profile where they bid alike is an equilibrium, and pygambit's
+    # tracer gives them values 10.24 and 5.22. pygambit's enumpoly_solve lists 13 equilibria (48 s,
+    # so not run here), one of them symmetric: players 0 and 1 mix cards 3, 4, 5 with 0.124, 0.164,
+    # 0.713 (to 3 digits) and player 2 bids the lowest card; the enumeration of class supports
+    # finds it at total size 3 + 1. The kernel's symmetric trace failed early on this game until
+    # its corrector stopped at 1e-6 rather than 1e-8; it now reaches that same equilibrium itself
     from naive_multi import max_deviation_gain
     from gops_solver.multi.equilibrium import pure_equilibria, select_equilibrium
     from gops_solver.multi.supports import support_equilibrium
     U = _data("symmetric_support", 3, 5)
     assert not [b for b in pure_equilibria(U) if b[0] == b[1]]
+    enumerated = support_equilibrium(U, [(0, 1)])
+    assert enumerated[0].tolist() == enumerated[1].tolist()
+    assert np.round(enumerated[0], 3).tolist() == [0.0, 0.0, 0.124, 0.164, 0.713]
+    assert enumerated[2].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert max_deviation_gain(U, enumerated) <= 1e-9
     found = select_equilibrium(U)
-    assert found.method == "symmetric-support"
+    assert found.method == "logit"
     assert found.strategies[0].tolist() == found.strategies[1].tolist() and found.values[0] == found.values[1]
-    assert np.round(found.strategies[0], 3).tolist() == [0.0, 0.0, 0.124, 0.164, 0.713]
-    assert found.strategies[2].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    for a, b in zip(found.strategies, enumerated):
+        np.testing.assert_allclose(a, b, atol=1e-9)
     assert max_deviation_gain(U, found.strategies) <= 1e-9
     # the first 100 tuples are those of total size 3 (1 + 2 and 2 + 1 cards); the equilibrium's 3 + 1 comes later
     assert support_equilibrium(U, [(0, 1)], max_supports=100) is None
@@ -157,10 +163,10 @@ def test_random_symmetric_games_get_a_symmetric_equilibrium(m, k, cls):
 
 
 def test_every_method_has_a_stored_code():
-    # the win solver stores how each redone state was selected as a negative code
-    from gops_solver.multi.equilibrium import METHODS
-    from gops_solver.multi.winlevels import _REDONE
-    assert set(_REDONE) == set(METHODS) and len(set(_REDONE.values())) == len(_REDONE)
+    # the level solvers store how each redone state was selected as a negative code (the kernel's are positive)
+    from gops_solver.multi.equilibrium import METHOD_CODES, METHODS
+    assert set(METHOD_CODES) == set(METHODS) and len(set(METHOD_CODES.values())) == len(METHOD_CODES)
+    assert all(code < 0 for code in METHOD_CODES.values())
 
 
 @pytest.mark.parametrize("k, R, limit", [(3, 1, 100), (4, 3, 4000), (5, 2, 4000), (3, 4, 500), (5, 3, 300)])

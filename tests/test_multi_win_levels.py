@@ -17,7 +17,8 @@ from gops_solver.multi.equilibrium import pure_payoffs, select_equilibrium
 from gops_solver.multi.induction import Induction
 from gops_solver.multi.state import relabel
 from gops_solver.multi.levelkernel import LevelOut
-from gops_solver.multi.winkernel import METHOD_DECIDED, PASS_COPY, WinPlan, build_win_stage, solve_win_level
+from gops_solver.multi.levelkernel import PASS_COPY, PASS_HASH, new_plan
+from gops_solver.multi.winkernel import METHOD_DECIDED, build_win_stage, solve_win_level
 from gops_solver.multi.winlevels import WinLevelInduction
 
 import naive_multi as nm
@@ -83,7 +84,7 @@ def test_kernel_builds_the_recursions_stage_games(players, n, tie, order):
             s = lev.slot_index[k][(key[2], key[1])]
             keys = np.array(key[3], dtype=np.int64)
             assert build_win_stage(lev.tables[k], lev.level_states(k), lev.level_below(max(k - 1, 1)), P, s, keys,
-                                   m, lev.carry, Usec, Ueq)
+                                   m, lev.carry, True, Usec, Ueq)
             game = lev.stage(key)
             assert np.array_equal(Usec, game.security.reshape(m, K))
             assert np.array_equal(Ueq, game.equilibrium.reshape(m, K))
@@ -210,22 +211,41 @@ def test_recursion_on_request_and_points_refused():
 
 
 def test_equal_stage_games_are_solved_once_and_copies_checked():
-    # states whose two stage games are equal bit for bit share one solve;
-    # a copy whose games differ from its representative's (a hash collision,
-    # forced here by making one state represent every other) solves its own
+    # states whose two stage games have one 128-bit fingerprint share one
+    # solve; a copy whose games differ from its representative's (a collision
+    # of the first 64-bit hash, forced here by making one state represent
+    # every other) is told apart by the second hash and solves its own
     rules, lev, _ = _solved(3, 4, "carry", "random")
     assert 0 < lev.distinct_games < lev.stage_games
     k, m = 2, 3
     out = lev.values[k]
     live = np.flatnonzero(out.method != METHOD_DECIDED)
     fresh = LevelOut(out.sec.copy(), out.eq.copy(), out.gain.copy(), out.method.copy(), out.flags.copy())
+    args = (lev.tables[k], lev.level_states(k), lev.level_below(k - 1), m, k, lev.carry, True)
+    plan = new_plan(len(out.gain))
+    solve_win_level(*args, PASS_HASH, plan, fresh)  # the fingerprints
+    plan.rep[live] = live[0]  # every live state's first hash "collides" with the first one's
+    plan = plan._replace(solves=live[:1], copies=live[1:])
+    same = plan.checks[live[1:]] == plan.checks[live[0]]
+    assert 0 < same.sum() < len(live) - 1  # some states have its games, most do not
     fresh.sec[live[1:]] = np.nan
     fresh.eq[live[1:]] = np.nan
-    rep = np.full(len(out.gain), -1, dtype=np.int64)
-    rep[live] = live[0]
-    plan = WinPlan(np.zeros(len(out.gain), dtype=np.int64), rep)
-    solve_win_level(lev.tables[k], lev.level_states(k), lev.level_below(k - 1), m, k, lev.carry, True, PASS_COPY,
-                    plan, fresh)
+    solve_win_level(*args, PASS_COPY, plan, fresh)
     done = live[fresh.flags[live] == 0]  # the kernel's own answers (pygambit's are redone by the caller)
     assert len(done) > len(live) // 2
     assert np.array_equal(fresh.sec[done], out.sec[done]) and np.array_equal(fresh.eq[done], out.eq[done])
+
+
+@pytest.mark.parametrize("tie", TIES)
+def test_security_only_solve_gives_the_same_security_values(tie):
+    # without equilibria the kernel reads no equilibrium values from the level
+    # below (and more states share their games), but each security game is the
+    # same array, so its value is the same to the bit
+    _, lev, _ = _solved(3, 4, tie, "random")
+    alone = WinLevelInduction(Rules(4, tie=tie, objective="win", players=3), equilibrium=False)
+    alone.solve()
+    assert alone.distinct_games <= lev.distinct_games
+    for k in lev.values:
+        assert np.array_equal(alone.codes[k], lev.codes[k])
+        assert np.array_equal(alone.values[k].sec, lev.values[k].sec)
+        assert np.all(np.isnan(alone.values[k].eq[alone.values[k].method != METHOD_DECIDED]))

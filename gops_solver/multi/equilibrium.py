@@ -40,9 +40,12 @@ the stage game of the *canonical* state (players in canonical order, see
    first equilibrium that the global Newton method (Govindan & Wilson 2003,
    J. Econ. Theory 110:65-86; pygambit's ``gnm_solve``, in floating point)
    finds from its default perturbation (1 on each player's first card)
-   whose support polish certifies it; where it finds none, the first
+   whose support polish certifies it within ``_GNM_FIRST_EVENTS`` (2,000)
+   path events; where it finds none, the first
    equilibrium that support enumeration finds (:func:`support_equilibrium`,
-   smallest supports first, at most ``SUPPORT_TUPLES`` tuples); failing
+   smallest supports first, at most ``SUPPORT_TUPLES`` tuples); then the
+   global Newton method's path followed on to ``_GNM_MAX_EVENTS`` (100,000)
+   events; failing
    that, the equilibrium that simplicial subdivision (van der Laan & Talman 1979, Math.
    Programming 17:74-84; pygambit's ``simpdiv_solve``, in rationals: up
    to minutes a game) reaches from the uniform profile, polished on its
@@ -63,7 +66,7 @@ from .payoffs import deviation_gain, pure_payoffs
 from .supports import support_equilibrium, symmetric_equilibrium_near
 
 # deviation_gain and pure_payoffs live in .payoffs and are re-exported here, where callers have found them
-__all__ = ["METHODS", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
+__all__ = ["METHODS", "METHOD_CODES", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
            "select_after_kernel", "exchangeable_classes", "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium",
            "polish", "pure_payoffs"]
 
@@ -74,6 +77,12 @@ METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetri
            "symmetric-support": "symmetric support enumeration",
            "first-pure": "first pure", "gnm": "global Newton", "support": "support enumeration",
            "simpdiv": "simplicial subdivision"}
+
+#: the level solvers' ``method`` codes of the states whose equilibria the fallback selected, by
+#: the step it took (the kernel's own statuses are positive; fixed numbers, new methods appended,
+#: so a code means the same in every version of a stored solution)
+METHOD_CODES = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5, "symmetric-logit": -6,
+                "symmetric-support": -7, "support": -8}
 
 
 class EquilibriumError(RuntimeError):
@@ -148,6 +157,11 @@ _LOGIT_MAX_EVENTS = 50_000
 #: had at most 71 events, but one ran on for minutes (5,000 events took 3.5 s); a 5-card game
 #: of n = 6 discard/points needed 61,697 events (4.2 s)
 _GNM_MAX_EVENTS = 100_000
+#: the global Newton method's first run stops here, before support enumeration: the paths that
+#: found an equilibrium on the flagged games of 3 players n = 7 carry/points had at most 59
+#: events (those that ended without one, at most 34), but one 5-card game ran to the cap for
+#: 180 s where support enumeration then found an equilibrium in 4.4 s
+_GNM_FIRST_EVENTS = 2_000
 #: probabilities below these count as off the support when polishing, tried in turn
 _SUPPORT_TOLS = (1e-6, 1e-4, 1e-2)
 #: simplicial subdivision's regret targets (exact rationals 1/d), coarsest first: its grid is
@@ -275,18 +289,24 @@ def _certified(U, strategies):
     return None
 
 
-def gnm_equilibrium(U):
+def gnm_equilibrium(U, max_events=_GNM_MAX_EVENTS):
     """Step 3's last resort: the global Newton method from its default perturbation, polished and certified.
 
     pygambit's ``gnm_solve`` follows one path from the game perturbed by a
     bonus of 1 on each player's first card and reports the equilibria it
     crosses, in order; the first that :func:`_certified` accepts is taken.
-    The path is stopped after ``_GNM_MAX_EVENTS`` events (a count, so the
+    The path is stopped after ``max_events`` events (a count, so the
     selection stays reproducible) and then counts as finding nothing.
     Floating point, so a fraction of a second where simplicial subdivision
     (:func:`simpdiv_equilibrium`) can take minutes: on a degenerate
     3-player 5-card game of n = 6 discard/points, 3 s against 154 s; on a
     4-card game of n = 6 carry/points, 0.03 s against more than 4 minutes.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    max_events : int
+        Path events after which the method is stopped.
 
     Returns
     -------
@@ -298,7 +318,7 @@ def gnm_equilibrium(U):
     game = _strategic_game(gbt, U)
     uniform = [np.full(k, 1.0 / k) for _ in range(m)]
     try:
-        found = gbt.nash.gnm_solve(game, event_callback=_EventCap(_GNM_MAX_EVENTS)).equilibria
+        found = gbt.nash.gnm_solve(game, event_callback=_EventCap(max_events)).equilibria
     except (_TraceTooLong, RuntimeError, ValueError):
         # the cap (handed back as a RuntimeError), or a failure on a degenerate perturbation
         return None
@@ -553,11 +573,16 @@ def _select_gambit(U) -> StageEquilibrium:
                 strategies = [np.eye(k)[b] for b in pure[0]]
                 method = "first-pure"
             else:
-                strategies = gnm_equilibrium(U)
+                # a short global Newton path, support enumeration, the long path; simplicial
+                # subdivision (rationals) can take many minutes, so it comes last
+                strategies = gnm_equilibrium(U, _GNM_FIRST_EVENTS)
                 method = "gnm"
-                if strategies is None:  # simplicial subdivision (rationals) can take minutes: try supports first
+                if strategies is None:
                     strategies = support_equilibrium(U)
                     method = "support"
+                if strategies is None:
+                    strategies = gnm_equilibrium(U)
+                    method = "gnm"
                 if strategies is None:
                     strategies = simpdiv_equilibrium(U)
                     method = "simpdiv"

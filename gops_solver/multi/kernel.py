@@ -8,6 +8,8 @@ the tangent, Newton corrector on the hyperplane normal to it; Allgower &
 Georg, *Introduction to Numerical Continuation Methods*, SIAM 2003, ch. 2),
 the method gambit's ``logit_solve`` uses (Turocy 2005). The endpoint is
 polished by Newton's method on the equal-payoff conditions of its support.
+The corrector stops at residual 1e-6; a game whose trace fails or whose
+endpoint is not certified is traced again at 1e-8.
 The kernel never raises: it returns a status code, and the caller falls back
 to pygambit where it is not ``KERNEL_OK``.
 
@@ -56,9 +58,13 @@ KERNEL_FAILED = 0
 #: the tracer stops when the largest regret is below this fraction of the payoff range
 #: (pygambit's default stopping rule, so both stop at the same point of the branch)
 _REGRET_TARGET = 1e-8
-#: corrector: Newton iterations per step and residual accepted
+#: corrector: Newton iterations per step and residual accepted (times max(1, lambda)): only the
+#: endpoint must be precise, and it is judged by its regret, so the points on the way need less
 _NEWTON_ITERS = 8
-_NEWTON_TOL = 1e-8
+_NEWTON_TOL = 1e-6
+#: where a trace at _NEWTON_TOL fails or its endpoint is not certified, it is traced again at this
+#: residual (the other steps lead elsewhere on some degenerate games)
+_NEWTON_TOL_RETRY = 1e-8
 #: a Newton update below this is taken to have converged (checked by the residual alone)
 _SMALL_UPDATE = 1e-3
 #: smallest and largest arclength step, and the most steps of one trace
@@ -158,24 +164,44 @@ def payoffs_against(U, p, m, k, wk):
         for a in range(k):
             u[i, a] = 0.0
     # one pass over the profiles, each weighted by the others' probabilities (a
-    # pass over these small tensors costs less than averaging one axis at a time)
+    # pass over these small tensors costs less than averaging one axis at a time);
+    # 3 and 4 players are nested loops over the cards, so no profile is decoded
+    if m == 3:
+        U0, U1, U2 = U[0], U[1], U[2]
+        for a in range(k):
+            pa = p[0, a]
+            for b in range(k):
+                pb = p[1, b]
+                base = (a * k + b) * k
+                s = u[0, a]
+                for c in range(k):
+                    pc = p[2, c]
+                    s += U0[base + c] * (pb * pc)
+                    u[1, b] += U1[base + c] * (pa * pc)
+                    u[2, c] += U2[base + c] * (pa * pb)
+                u[0, a] = s
+        return
+    if m == 4:
+        U0, U1, U2, U3 = U[0], U[1], U[2], U[3]
+        for a in range(k):
+            pa = p[0, a]
+            for b in range(k):
+                pb = p[1, b]
+                for c in range(k):
+                    pc = p[2, c]
+                    base = ((a * k + b) * k + c) * k
+                    s = u[0, a]
+                    for d in range(k):
+                        pd = p[3, d]
+                        s += U0[base + d] * ((pb * pc) * pd)
+                        u[1, b] += U1[base + d] * ((pa * pc) * pd)
+                        u[2, c] += U2[base + d] * ((pa * pb) * pd)
+                        u[3, d] += U3[base + d] * ((pa * pb) * pc)
+                    u[0, a] = s
+        return
     for t in range(digits.shape[0]):
-        if m == 3:
-            d0, d1, d2 = digits[t, 0], digits[t, 1], digits[t, 2]
-            p0, p1, p2 = p[0, d0], p[1, d1], p[2, d2]
-            u[0, d0] += U[0, t] * (p1 * p2)
-            u[1, d1] += U[1, t] * (p0 * p2)
-            u[2, d2] += U[2, t] * (p0 * p1)
-        else:
-            for i in range(m):
-                u[i, digits[t, i]] += U[i, t] * _others_weight(p, digits, t, m, i, -1)
-
-
-@njit(cache=True, inline="always")
-def _add_pair(w, i, j, di, dj, ui, uj, q):
-    """One profile's share of the pair (i, j) both ways: ``q`` weighs the players other than i and j."""
-    w[i, j, di, dj] += ui * q
-    w[j, i, dj, di] += uj * q
+        for i in range(m):
+            u[i, digits[t, i]] += U[i, t] * _others_weight(p, digits, t, m, i, -1)
 
 
 @njit(cache=True)
@@ -189,26 +215,69 @@ def _pair_payoffs(U, p, m, k, wk):
                     w[i, j, a, c] = 0.0
     # one pass over the profiles: each adds its payoff, weighted by the mixes of
     # the players other than (i, j), to every pair's entry; that weight is the
-    # same for (i, j) and (j, i), so it is computed once per unordered pair
-    for t in range(digits.shape[0]):
-        if m == 3:
-            d0, d1, d2 = digits[t, 0], digits[t, 1], digits[t, 2]
-            p0, p1, p2 = p[0, d0], p[1, d1], p[2, d2]
-            u0, u1, u2 = U[0, t], U[1, t], U[2, t]
-            _add_pair(w, 0, 1, d0, d1, u0, u1, p2)
-            _add_pair(w, 0, 2, d0, d2, u0, u2, p1)
-            _add_pair(w, 1, 2, d1, d2, u1, u2, p0)
-        elif m == 4:
-            d0, d1, d2, d3 = digits[t, 0], digits[t, 1], digits[t, 2], digits[t, 3]
-            p0, p1, p2, p3 = p[0, d0], p[1, d1], p[2, d2], p[3, d3]
-            u0, u1, u2, u3 = U[0, t], U[1, t], U[2, t], U[3, t]
-            _add_pair(w, 0, 1, d0, d1, u0, u1, p2 * p3)
-            _add_pair(w, 0, 2, d0, d2, u0, u2, p1 * p3)
-            _add_pair(w, 0, 3, d0, d3, u0, u3, p1 * p2)
-            _add_pair(w, 1, 2, d1, d2, u1, u2, p0 * p3)
-            _add_pair(w, 1, 3, d1, d3, u1, u3, p0 * p2)
-            _add_pair(w, 2, 3, d2, d3, u2, u3, p0 * p1)
-        else:
+    # same for (i, j) and (j, i), so it is computed once per unordered pair. For
+    # 3 and 4 players the pass is nested loops over the cards (no profile is
+    # decoded, and the pairs fixed along the innermost card sum in registers);
+    # every entry still adds its terms in profile order, so the sums are the
+    # same bit for bit
+    if m == 3:
+        U0, U1, U2 = U[0], U[1], U[2]
+        for a in range(k):
+            pa = p[0, a]
+            for b in range(k):
+                pb = p[1, b]
+                base = (a * k + b) * k
+                s0 = 0.0
+                s1 = 0.0
+                for c in range(k):
+                    u0, u1, u2 = U0[base + c], U1[base + c], U2[base + c]
+                    pc = p[2, c]
+                    s0 += u0 * pc
+                    s1 += u1 * pc
+                    w[0, 2, a, c] += u0 * pb
+                    w[2, 0, c, a] += u2 * pb
+                    w[1, 2, b, c] += u1 * pa
+                    w[2, 1, c, b] += u2 * pa
+                w[0, 1, a, b] = s0
+                w[1, 0, b, a] = s1
+    elif m == 4:
+        U0, U1, U2, U3 = U[0], U[1], U[2], U[3]
+        for a in range(k):
+            pa = p[0, a]
+            for b in range(k):
+                pb = p[1, b]
+                s01, s10 = w[0, 1, a, b], w[1, 0, b, a]
+                for c in range(k):
+                    pc = p[2, c]
+                    base = ((a * k + b) * k + c) * k
+                    s02, s20 = w[0, 2, a, c], w[2, 0, c, a]
+                    s12, s21 = w[1, 2, b, c], w[2, 1, c, b]
+                    for d in range(k):
+                        u0, u1, u2, u3 = U0[base + d], U1[base + d], U2[base + d], U3[base + d]
+                        pd = p[3, d]
+                        q = pc * pd
+                        s01 += u0 * q
+                        s10 += u1 * q
+                        q = pb * pd
+                        s02 += u0 * q
+                        s20 += u2 * q
+                        q = pb * pc
+                        w[0, 3, a, d] += u0 * q
+                        w[3, 0, d, a] += u3 * q
+                        q = pa * pd
+                        s12 += u1 * q
+                        s21 += u2 * q
+                        q = pa * pc
+                        w[1, 3, b, d] += u1 * q
+                        w[3, 1, d, b] += u3 * q
+                        q = pa * pb
+                        w[2, 3, c, d] += u2 * q
+                        w[3, 2, d, c] += u3 * q
+                    w[0, 2, a, c], w[2, 0, c, a] = s02, s20
+                    w[1, 2, b, c], w[2, 1, c, b] = s12, s21
+                w[0, 1, a, b], w[1, 0, b, a] = s01, s10
+    else:
+        for t in range(digits.shape[0]):
             for i in range(m):
                 for j in range(m):
                     if j != i:
@@ -454,7 +523,7 @@ def _symmetrise(v, rep, m, k):
 
 
 @njit(cache=True)
-def _step(U, m, k, wk, h):
+def _step(U, m, k, wk, h, tol):
     """Newton corrector from the predictor ``wk.zp`` back onto the branch (into ``wk.y``), then the tangent there.
 
     The iterates stay on the hyperplane through the predictor normal to
@@ -485,7 +554,7 @@ def _step(U, m, k, wk, h):
             res = 0.0
             for r in range(N):
                 res = max(res, abs(F[r]))
-            if res <= _NEWTON_TOL * max(1.0, abs(y[N])):
+            if res <= tol * max(1.0, abs(y[N])):
                 break
         _residual(U, y, m, k, wk, A)
         res = 0.0
@@ -497,7 +566,7 @@ def _step(U, m, k, wk, h):
             proj += tan[c] * (y[c] - zp[c])
         if not _lu(A, piv, N + 1):
             return False, it
-        if res <= _NEWTON_TOL * max(1.0, abs(y[N])) and it > 0:
+        if res <= tol * max(1.0, abs(y[N])) and it > 0:
             break
         if it == _NEWTON_ITERS:
             return False, it
@@ -542,13 +611,14 @@ def _normalise(p, m, k):
 
 
 @njit(cache=True)
-def trace_logit(U, m, k, wk):
+def trace_logit(U, m, k, wk, tol=_NEWTON_TOL):
     """Trace the principal logit branch from the uniform profile until the regret target.
 
-    Returns the number of steps (>= 0) with the endpoint's profile in
-    ``wk.p`` (normalised), or a negative code if the trace fails: -1 steps
-    too small, -2 too many steps, -3 lambda turned negative, -4 singular
-    at the start.
+    The corrector brings each point to residual ``tol`` (times
+    ``max(1, lambda)``). Returns the number of steps (>= 0) with the
+    endpoint's profile in ``wk.p`` (normalised), or a negative code if the
+    trace fails: -1 steps too small, -2 too many steps, -3 lambda turned
+    negative, -4 singular at the start.
     """
     symmetry_classes(U, m, k, wk)
     N = _unknowns(wk.blk, m, k)
@@ -590,7 +660,7 @@ def trace_logit(U, m, k, wk):
                 return -1
         for c in range(N + 1):
             zp[c] = z[c] + h * tan[c]
-        ok, iters = _step(U, m, k, wk, h)
+        ok, iters = _step(U, m, k, wk, h, tol)
         if ok:
             cos = 0.0
             for c in range(N + 1):
@@ -744,8 +814,18 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
         for i in range(m):
             out[i, (first // strides[i]) % k] = 1.0
         return KERNEL_PURE, count, first, deviation_gain_k(U, out, m, k, wk)
-    if trace_logit(U, m, k, wk) < 0:
-        return KERNEL_FAILED, count, first, np.inf
+    for tol in (_NEWTON_TOL, _NEWTON_TOL_RETRY):
+        gain = _traced_equilibrium(U, m, k, dev_tol, wk, out, tol)
+        if gain <= dev_tol:
+            return KERNEL_OK, count, first, gain
+    return KERNEL_FAILED, count, first, gain
+
+
+@njit(cache=True)
+def _traced_equilibrium(U, m, k, dev_tol, wk, out, tol):
+    """Step 2 with the corrector at residual ``tol``: the polished endpoint into ``out``; its deviation gain (inf: no endpoint)."""
+    if trace_logit(U, m, k, wk, tol) < 0:
+        return np.inf
     traced = wk.p.copy()
     gain = deviation_gain_k(U, traced, m, k, wk)
     for i in range(m):
@@ -771,6 +851,4 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
                     for a in range(k):
                         out[i, a] = polished[i, a]
                 break
-    if not gain <= dev_tol:
-        return KERNEL_FAILED, count, first, gain
-    return KERNEL_OK, count, first, gain
+    return gain

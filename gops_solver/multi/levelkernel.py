@@ -1,11 +1,18 @@
 """Jitted level kernel of the 3- and 4-player ``points`` games (see :mod:`.levels`).
 
-One call solves every decision state of one level (hand size ``k``) in
-parallel: it builds the state's two stage games from the level below
-(:func:`build_stage`, the one builder), solves the player-vs-coalition games
-with :func:`gops_solver.stage.solve_stage` and the n-player stage game with
-:func:`.kernel.stage_equilibrium`, and flags what it could not certify (the
-caller re-solves those with HiGHS or pygambit).
+One call makes one pass over every decision state of one level (hand size
+``k``) in parallel: it builds the state's two stage games from the level
+below (:func:`build_stage`, the one builder), solves the
+player-vs-coalition games with :func:`gops_solver.stage.solve_stage` and
+the n-player stage game with :func:`.kernel.stage_equilibrium`, and flags
+what it could not certify (the caller re-solves those with HiGHS or
+pygambit). Many states build the very same pair of games (a third of the
+4-card states of 3 players n = 7 carry), so a level takes three passes
+(:class:`GamePlan`): fingerprint every state's games (128 bits, two
+independent 64-bit hashes), solve one state per distinct pair, then let
+the others copy its results where their fingerprints agree, without
+building their games again. The ``win`` levels (:mod:`.winkernel`) use the
+same plan.
 """
 
 from __future__ import annotations
@@ -19,13 +26,124 @@ from ..stage import STAGE_OK, solve_stage, stage_work_size
 from .constants import DEVIATION_TOL, PURE_TOL
 from .kernel import KERNEL_FAILED, KernelWork, make_work, profile_values, stage_equilibrium
 
-__all__ = ["LevelTables", "PrevLevel", "LevelOut", "StageScratch", "build_stage", "make_scratch", "solve_built",
-           "solve_level", "FLAG_SECURITY", "FLAG_EQUILIBRIUM"]
+__all__ = ["LevelTables", "PrevLevel", "LevelOut", "StageScratch", "GamePlan", "new_plan", "pass_bounds", "pass_state",
+           "build_stage", "make_scratch", "solve_built", "solve_level", "game_fingerprint", "FLAG_SECURITY",
+           "FLAG_EQUILIBRIUM", "PASS_HASH", "PASS_SOLVE", "PASS_COPY"]
 
 #: a player-vs-coalition game the jitted simplex could not certify (re-solve with HiGHS)
 FLAG_SECURITY = 1
 #: a stage game the equilibrium kernel could not certify (re-select with pygambit)
 FLAG_EQUILIBRIUM = 2
+
+#: pass of a level: hash every state's stage games
+PASS_HASH = 0
+#: pass: solve the states with ``rep[q] == q``
+PASS_SOLVE = 1
+#: pass: the others copy their representative's results where the games' fingerprints agree
+PASS_COPY = 2
+
+
+class GamePlan(NamedTuple):
+    """Which states of a level solve their stage games and which copy another's.
+
+    Distinct states often build the same stage games bit for bit (the
+    continuation values of the level below repeat): each pair of games is
+    solved once, and the selection rule, a deterministic function of the
+    game, gives every copy the same answer.
+
+    Attributes
+    ----------
+    hashes : int64 (N,)
+        A 64-bit hash of each state's two stage games (written by the
+        ``PASS_HASH`` pass; N states of the level, numbered ``P * S + s``
+        in the ``points`` levels).
+    checks : int64 (N,)
+        A second, independent 64-bit hash of the same games
+        (:func:`game_fingerprint`): a copy takes its representative's
+        results only when both agree, a 128-bit fingerprint.
+    rep : int64 (N,)
+        The state whose games are solved for state q (``rep[q] == q``: q's
+        own; -1: nothing to solve).
+    solves : int64
+        The states with ``rep[q] == q``, ascending: the ``PASS_SOLVE`` pass.
+    copies : int64
+        The states that copy another's results, sorted by representative
+        (the ``PASS_COPY`` pass: a copy whose fingerprint differs from its
+        representative's, a collision of ``hashes``, builds and solves its
+        own games).
+
+    ``rep``, ``solves`` and ``copies`` are set by the caller from ``hashes``
+    (:func:`.levels.share_games`).
+    """
+
+    hashes: np.ndarray
+    checks: np.ndarray
+    rep: np.ndarray
+    solves: np.ndarray
+    copies: np.ndarray
+
+
+def new_plan(N) -> GamePlan:
+    """An empty :class:`GamePlan` over N states (hashes to be written, nothing shared yet)."""
+    return GamePlan(np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64), np.full(N, -1, dtype=np.int64),
+                    np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+
+
+@njit(cache=True)
+def pass_bounds(stage_pass, plan, N, ch, n_chunks):
+    """``(lo, hi, step)``: the positions chunk ``ch`` of ``n_chunks`` takes in a pass (see :func:`pass_state`).
+
+    Hashing and copying take contiguous runs (neighbouring states read
+    neighbouring values of the level below; copies of one representative
+    read its results one after the other); solving takes every
+    ``n_chunks``-th representative, which spreads the costly games over the
+    threads.
+    """
+    if stage_pass == PASS_SOLVE:
+        return ch, plan.solves.shape[0], n_chunks
+    total = N if stage_pass == PASS_HASH else plan.copies.shape[0]
+    return ch * total // n_chunks, (ch + 1) * total // n_chunks, 1
+
+
+@njit(cache=True)
+def pass_state(stage_pass, plan, j):
+    """The state at position j of a pass: j itself, the j-th representative or the j-th copy."""
+    if stage_pass == PASS_HASH:
+        return j
+    if stage_pass == PASS_SOLVE:
+        return plan.solves[j]
+    return plan.copies[j]
+
+
+@njit(cache=True)
+def _splitmix(z):
+    """The splitmix64 finalizer: every input bit changes about half the output bits."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _mix(h, c, U):
+    """Two independent 64-bit hashes over the bit patterns of a float64 array (uint64 arithmetic wraps).
+
+    ``h``: FNV-1a on whole words (each step a bijection, so games differing in
+    one entry always differ); ``c``: a splitmix64 chain, which mixes every
+    bit of every word into the whole state.
+    """
+    bits = U.ravel().view(np.uint64)
+    for x in bits:
+        h = (h ^ x) * np.uint64(1099511628211)
+        c = _splitmix(c + x)
+    return h, c
+
+
+@njit(cache=True)
+def game_fingerprint(Usec, Ueq):
+    """``(hash, check)``: a 128-bit fingerprint of a state's two stage games, as two int64."""
+    h, c = _mix(np.uint64(14695981039346656037), np.uint64(0x243F6A8885A308D3), Usec)
+    h, c = _mix(h, c, Ueq)
+    return np.int64(h), np.int64(c)
 
 
 class LevelTables(NamedTuple):
@@ -133,8 +251,8 @@ def _coalition_matrix(U, i, m, k, digits, M):
 
 
 @njit(cache=True, parallel=True)
-def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, out):
-    """Solve every state of one level (modified in place: ``out``).
+def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan, out):
+    """One pass over every state of one level (modified in place: ``out``, ``plan.hashes``).
 
     Parameters
     ----------
@@ -147,13 +265,20 @@ def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, out):
         Ties carry the pot.
     with_equilibrium : bool
         False solves the security games only.
+    stage_pass : int
+        ``PASS_HASH`` (every state's games are hashed), ``PASS_SOLVE`` (the
+        representatives are solved) or ``PASS_COPY`` (the others take their
+        representative's results when the games' fingerprints agree, else
+        are solved themselves).
+    plan : GamePlan
+        Over the ``P * S`` states, numbered ``P * S + s``.
     out : LevelOut
     """
     n_chunks = min(out.gain.size, 256)
     # the chunk's work happens in a called function: numba's parfor lowering
     # loses writes made through a named tuple's fields directly in the loop body
     for ch in prange(n_chunks):
-        _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, out, ch, n_chunks)
+        _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks)
 
 
 class StageScratch(NamedTuple):
@@ -238,18 +363,35 @@ def solve_built(Usec, Ueq, m, k, with_equilibrium, digits, sc, sec_row, eq_row):
 
 
 @njit(cache=True)
-def _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, out, ch, n_chunks):
-    """States ``ch, ch + n_chunks, ...`` of one level, with this chunk's scratch space."""
+def _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks):
+    """Chunk ``ch`` of ``n_chunks`` of one pass over a level (:func:`pass_bounds`), with its own scratch space."""
     P_count, S_count = out.gain.shape
-    total = P_count * S_count
     K = tab.digits.shape[0]
     Usec = np.empty((m, K))
     Ueq = np.empty((m, K))
     sc = make_scratch(m, k)
-    for q in range(ch, total, n_chunks):
+    lo, hi, step = pass_bounds(stage_pass, plan, P_count * S_count, ch, n_chunks)
+    for j in range(lo, hi, step):
+        q = pass_state(stage_pass, plan, j)
         P = q // S_count
         s = q % S_count
+        if stage_pass == PASS_COPY:
+            r = plan.rep[q]
+            if plan.checks[q] == plan.checks[r]:  # and the hashes (grouped by): the same games
+                P2 = r // S_count
+                s2 = r % S_count
+                for i in range(m):
+                    out.sec[P, s, i] = out.sec[P2, s2, i]
+                    out.eq[P, s, i] = out.eq[P2, s2, i]
+                out.gain[P, s] = out.gain[P2, s2]
+                out.method[P, s] = out.method[P2, s2]
+                out.flags[P, s] = out.flags[P2, s2]
+                continue
+            # a collision of the first hashes: this state solves its own games
         build_stage(tab, prev, P, s, m, k, carry_rule, Usec, Ueq)
+        if stage_pass == PASS_HASH:
+            plan.hashes[q], plan.checks[q] = game_fingerprint(Usec, Ueq)
+            continue
         flag, method, gain = solve_built(Usec, Ueq, m, k, with_equilibrium, tab.digits, sc, out.sec[P, s], out.eq[P, s])
         out.method[P, s] = method
         out.gain[P, s] = gain

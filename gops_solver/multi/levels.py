@@ -14,7 +14,8 @@ The tables of a level are the transitions of every (pattern, bid profile)
 (winner, next pattern, where each player lands in its canonical order) and
 of every (slot, carry or not, next prize) (the slot below). The jitted
 kernel :func:`.levelkernel.solve_level` then solves all ``patterns x slots``
-states of a level at once, from ``k = 1`` up; what it cannot certify is
+states of a level at once, from ``k = 1`` up, each distinct pair of stage
+games once (:class:`.levelkernel.GamePlan`); what it cannot certify is
 redone here with HiGHS or pygambit before the next level starts.
 
 :class:`LevelInduction` stores the values in those arrays but answers the
@@ -30,13 +31,84 @@ from collections.abc import MutableMapping
 import numpy as np
 
 from ..stage import highs_stage
-from .equilibrium import select_after_kernel
+from .equilibrium import METHOD_CODES
+from .fallback import select_all
 from .induction import Induction, _bits, _relabel_masks
 from .kernel import KERNEL_OK, KERNEL_PURE
-from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut, LevelTables, PrevLevel, solve_level
+from .levelkernel import (FLAG_EQUILIBRIUM, FLAG_SECURITY, PASS_COPY, PASS_HASH, PASS_SOLVE, LevelOut, new_plan,
+                          LevelTables, PrevLevel, solve_level)
 from .state import canonical
 
-__all__ = ["LevelInduction", "build_levels"]
+__all__ = ["LevelInduction", "build_levels", "redo_flagged", "share_games", "tally_level"]
+
+
+def share_games(plan, live):
+    """Share the stage games of a level's live states: ``(plan, distinct)``.
+
+    Returns the plan with ``rep``, ``solves`` and ``copies`` set from
+    ``plan.hashes`` (:class:`.levelkernel.GamePlan`; ``rep`` is filled in
+    place) and the number of distinct games. The first state of each
+    distinct hash represents the others (a stable sort keeps it first);
+    states not in ``live`` keep ``rep == -1``.
+    """
+    _, first, inverse = np.unique(plan.hashes[live], return_index=True, return_inverse=True)
+    rep = live[first[inverse.ravel()]]
+    plan.rep[live] = rep
+    copying = rep != live
+    copies = live[copying][np.argsort(rep[copying], kind="stable")]
+    return plan._replace(solves=np.sort(live[first]), copies=copies), len(first)
+
+
+def tally_level(ind, out, stage_games, distinct):
+    """Add a solved level's selection methods, largest deviation gain and game counts to the solver's counters.
+
+    ``out.method`` holds the kernel's statuses and, for the games the
+    fallback selected, :data:`.equilibrium.METHOD_CODES` (copies of a game
+    count its method too).
+    """
+    if ind.with_equilibrium:
+        for name, code in (("pure", KERNEL_PURE), ("logit", KERNEL_OK), *METHOD_CODES.items()):
+            ind.methods[name] += int(np.count_nonzero(out.method == code))
+        ind.max_gain = max(ind.max_gain, float(np.max(out.gain, initial=0.0)))
+    ind.stage_games += stage_games
+    ind.distinct_games += distinct
+
+
+def redo_flagged(ind, out, cells, key_of):
+    """Re-solve what a level's kernel could not certify: HiGHS for security, the fallback for equilibria.
+
+    The ``points`` and ``win`` level solvers share this. Each flagged
+    state's stage games come from the recursion's builder
+    (``ind.stage(key_of(cell))``); the equilibria go to
+    :func:`.fallback.select_all` (seconds to minutes a game, shared out
+    between processes) and their ``method`` becomes the step's
+    :data:`.equilibrium.METHOD_CODES`, so copies of the state count it too.
+
+    Parameters
+    ----------
+    ind : LevelInduction or WinLevelInduction
+    out : LevelOut
+        The level's results (modified in place; the flags are cleared).
+    cells : list of tuple of int
+        The flagged states, as indices of ``out``'s state axes.
+    key_of : callable
+        A cell's state key.
+    """
+    redo = []
+    for cell in cells:
+        game = ind.stage(key_of(cell))
+        if out.flags[cell] & FLAG_SECURITY:
+            for i in range(ind.m):
+                M = game.security[i]
+                M = np.ascontiguousarray(np.moveaxis(M, i, 0).reshape(M.shape[0], -1))
+                out.sec[cell + (i,)] = highs_stage(M).value
+        if out.flags[cell] & FLAG_EQUILIBRIUM:
+            redo.append((cell, game.equilibrium))
+        out.flags[cell] = 0
+    for (cell, _), found in zip(redo, select_all([U for _, U in redo])):
+        out.eq[cell] = found.values
+        out.gain[cell] = found.gain
+        out.method[cell] = METHOD_CODES[found.method]
 
 
 def _patterns(n, m):
@@ -188,6 +260,12 @@ class LevelInduction(Induction):
 
     Same parameters as :class:`.induction.Induction`; ``solve()`` fills every
     level. ``stage(key)``, ``table`` and ``decision`` behave as there.
+
+    Attributes
+    ----------
+    distinct_games : int
+        States whose stage games were actually solved: states whose games
+        have one fingerprint share one solve (``stage_games`` counts them all).
     """
 
     def __init__(self, rules, stage_solver="numba", equilibrium=True):
@@ -198,6 +276,7 @@ class LevelInduction(Induction):
         self.pattern_index = {k: {cm: P for P, cm in enumerate(v)} for k, v in self.patterns.items()}
         self.slot_index = {k: {hs: s for s, hs in enumerate(v)} for k, v in self.slots.items()}
         self.values = {}
+        self.distinct_games = 0  # stage games solved: equal ones are solved once (see levelkernel.GamePlan)
         self.table = _LevelTable(self)
 
     def solve(self):
@@ -205,41 +284,36 @@ class LevelInduction(Induction):
         m = self.m
         prev = PrevLevel(np.zeros((1, 1, m)), np.zeros((1, 1, m)))
         for k in range(1, self.rules.n + 1):
-            P, S = len(self.patterns[k]), len(self.slots[k])
-            out = LevelOut(np.empty((P, S, m)), np.empty((P, S, m)), np.empty((P, S)),
-                           np.zeros((P, S), dtype=np.int8), np.zeros((P, S), dtype=np.int8))
-            solve_level(self.tables[k], prev, m, k, self.carry, self.with_equilibrium, out)
-            self.values[k] = out
-            self._redo_flagged(k, out)
-            if self.with_equilibrium:
-                self.methods["pure"] += int(np.count_nonzero(out.method == KERNEL_PURE))
-                self.methods["logit"] += int(np.count_nonzero(out.method == KERNEL_OK))
-                self.max_gain = max(self.max_gain, float(np.max(out.gain)))
-            self.stage_games += P * S
+            out = self.solve_level(k, prev)
             prev = PrevLevel(out.sec, out.eq)
 
+    def solve_level(self, k, prev):
+        """Solve the level of hand size ``k`` from the level below (``prev``); its :class:`.levelkernel.LevelOut`."""
+        m = self.m
+        P, S = len(self.patterns[k]), len(self.slots[k])
+        out = LevelOut(np.empty((P, S, m)), np.empty((P, S, m)), np.empty((P, S)),
+                       np.zeros((P, S), dtype=np.int8), np.zeros((P, S), dtype=np.int8))
+        plan = new_plan(P * S)
+        args = (self.tables[k], prev, m, k, self.carry, self.with_equilibrium)
+        solve_level(*args, PASS_HASH, plan, out)
+        plan, distinct = share_games(plan, np.arange(P * S))
+        self.values[k] = out
+        solve_level(*args, PASS_SOLVE, plan, out)
+        self._redo_flagged(k, out)
+        solve_level(*args, PASS_COPY, plan, out)
+        self._redo_flagged(k, out)  # only first-hash collisions can be left
+        tally_level(self, out, P * S, distinct)
+        return out
+
     def _redo_flagged(self, k, out):
-        """Re-solve what the kernel could not certify: HiGHS for security, pygambit for equilibria."""
+        """Re-solve what the kernel could not certify (:func:`redo_flagged`)."""
         zero = (0,) * self.m
-        # distinct states can build the very same stage game (seen at 3 players
-        # n = 6 carry); the reference path, seconds to minutes a game, runs once per game
-        selected = {}
-        for P, s in zip(*np.nonzero(out.flags)):
-            hidden, pot = self.slots[k][s]
-            game = self.stage((self.patterns[k][P], pot, hidden, zero))
-            if out.flags[P, s] & FLAG_SECURITY:
-                for i in range(self.m):
-                    M = np.ascontiguousarray(np.moveaxis(game.security[i], i, 0).reshape(k, -1))
-                    out.sec[P, s, i] = highs_stage(M).value
-            if out.flags[P, s] & FLAG_EQUILIBRIUM:
-                key = game.equilibrium.tobytes()
-                found = selected.get(key)
-                if found is None:
-                    found = selected[key] = select_after_kernel(game.equilibrium)
-                self.methods[found.method] += 1
-                out.eq[P, s] = found.values
-                out.gain[P, s] = found.gain
-                out.method[P, s] = -1  # counted here, not by the kernel's statuses
+
+        def key_of(cell):
+            hidden, pot = self.slots[k][cell[1]]
+            return self.patterns[k][cell[0]], pot, hidden, zero
+
+        redo_flagged(self, out, list(zip(*np.nonzero(out.flags))), key_of)
 
     def start(self):
         """``(security, equilibrium)`` at the start, averaged over the first prize."""

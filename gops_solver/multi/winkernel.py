@@ -14,15 +14,18 @@ in canonical order, sorted by (mask, score key) and, among equal masks and
 keys, by their current position: the same order as the recursion's
 :func:`.state.canonical`, so the stage games are the same arrays.
 
-Two kernels work on one level: :func:`expand_level` collects the distinct
-successors of its states in a hash set (the states of the level below),
-and :func:`solve_win_level` solves every state in parallel, in three
-passes: decided positions (one leader nobody can catch) take their payoffs
-directly and the others' stage games (:func:`build_win_stage`) are hashed;
-one state per distinct pair of games is solved by
+Two kernels work on one level. :func:`expand_patterns` lists the distinct
+successors of its states (the states of the level below) one pattern of
+the level below at a time, as bits of a window that fits in cache, from
+the (pattern, profile) pairs that lead there (:class:`Predecessors`).
+:func:`solve_win_level` solves every state in parallel, in three passes:
+decided positions (one leader nobody can catch) take their payoffs
+directly and the others' stage games (:func:`build_win_stage`, which finds
+each successor within its (pattern, slot) group of codes) are
+fingerprinted; one state per distinct pair of games is solved by
 :func:`.levelkernel.solve_built`, the ``points`` levels' own code; the
-others copy its values once their games are found equal bit for bit
-(:class:`WinPlan`).
+others copy its values where their 128-bit fingerprints agree
+(:class:`.levelkernel.GamePlan`).
 """
 
 from __future__ import annotations
@@ -32,11 +35,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..hashtable import EMPTY, find
-from .levelkernel import make_scratch, solve_built
+from .levelkernel import (PASS_COPY, PASS_HASH, PASS_SOLVE, GamePlan, game_fingerprint, make_scratch, pass_bounds,
+                          pass_state, solve_built)
 
-__all__ = ["WinStates", "WinBelow", "WinPlan", "PASS_HASH", "PASS_SOLVE", "PASS_COPY", "METHOD_DECIDED", "FLAG_MISSING",
-           "decided", "expand_level", "grow_set", "build_win_stage", "solve_win_level"]
+__all__ = ["WinStates", "WinBelow", "Predecessors", "GamePlan", "PASS_HASH", "PASS_SOLVE", "PASS_COPY",
+           "METHOD_DECIDED", "FLAG_MISSING", "decided", "group_starts", "predecessors", "expand_patterns",
+           "window_codes", "Decoded", "decode_level", "build_win_stage", "solve_win_level"]
 
 #: method code of a decided position (no stage game solved)
 METHOD_DECIDED = 3
@@ -76,6 +80,10 @@ class WinBelow(NamedTuple):
     run_start : int8 (P', m)
         First canonical position of the run of equal masks that holds position j
         of pattern P' (players with equal masks are ordered by their score keys).
+    group_start : int64 (P' * S' + 1,)
+        Where the codes of each (pattern, slot) group ``g = code // B ** m``
+        begin (:func:`group_starts`): a lookup searches only its group's few
+        codes instead of the whole level.
     sec, eq : float64 (N', m)
         Security and equilibrium values of its states, canonical order
         (empty while the states are being listed).
@@ -85,6 +93,7 @@ class WinBelow(NamedTuple):
     base: np.ndarray
     slot_hsum: np.ndarray
     run_start: np.ndarray
+    group_start: np.ndarray
     sec: np.ndarray
     eq: np.ndarray
 
@@ -117,120 +126,250 @@ def decided(keys, remaining, m):
 
 
 @njit(cache=True)
-def _successor(tab, here, below, P, s, t, m, carry_rule, keys, nk, pos):
-    """Where profile t of state (P, s, ``keys``) leads (``Induction.stage`` under ``win``).
+def _profile_runs(tab, below, P, t, m, first):
+    """``first[i]``: the first canonical position, in the next pattern, of the run of equal masks player i joins.
 
-    Writes the next state's score keys by canonical position into ``nk`` and
-    player i's canonical position there into ``pos[i]`` (modified in place).
-
-    Returns
-    -------
-    base_code : int
-        The next state's code without its slot: ``(Q * S' + s') * B ** m +
-        keys`` is ``base_code + s' * B ** m``.
-    c : int
-        1 when the pot is carried (a tie under ``carry``), else 0: the
-        slot row ``succ[s, c]`` of the next prizes.
+    Fixed by (pattern, profile), so callers compute it once for all the
+    states of a pattern; returns the next pattern ``nxt[P, t]``.
     """
-    w = tab.win[P, t]
-    pot = tab.slot_pot[s]
-    c = 1 if (w < 0 and carry_rule) else 0
-    remaining = pot * c + here.slot_hsum[s]
+    Q = tab.nxt[P, t]
+    for i in range(m):
+        first[i] = below.run_start[Q, tab.inv[P, t, i]]
+    return Q
+
+
+@njit(cache=True)
+def _next_keys(keys, w, pot, floor, first, m, B, nk, pos):
+    """Score-key digits of the state after a round (``Induction.stage`` under ``win``).
+
+    Player ``w`` (-1: nobody) takes ``pot``; each key becomes the deficit to
+    the new leader clipped at ``floor`` (``-remaining - 1``). Writes the new
+    keys by player into ``nk`` and each player's canonical position into
+    ``pos`` (modified in place) and returns the keys' part of the next
+    state's code. Canonical order is by mask (``first``, from
+    :func:`_profile_runs`), then score key, then the current position, as
+    the recursion's stable sort has it (equal players are interchangeable
+    only up to the rounding of the traced equilibria). Arguments are plain
+    scalars and small arrays: this runs once per (state, profile) and a
+    call with whole level tables costs several times the work.
+    """
     top = -(1 << 62)
     for i in range(m):
         score = keys[i] + (pot if i == w else 0)
-        nk[i] = score  # by player for now
+        nk[i] = score
         top = max(top, score)
-    Q = tab.nxt[P, t]
-    run = below.run_start[Q]
     for i in range(m):
-        nk[i] = max(nk[i] - top, -remaining - 1)
-    # canonical order: by mask (the pattern's order), then score key, then the
-    # current position, as the recursion's stable sort has it (equal players
-    # are interchangeable only up to the rounding of the traced equilibria)
+        nk[i] = max(nk[i] - top, floor)
     for i in range(m):
-        first = run[tab.inv[P, t, i]]
-        p = first
+        f = first[i]
+        p = f
         for j in range(m):
-            if j != i and run[tab.inv[P, t, j]] == first and (nk[j] < nk[i] or (nk[j] == nk[i] and j < i)):
+            if j != i and first[j] == f and (nk[j] < nk[i] or (nk[j] == nk[i] and j < i)):
                 p += 1
         pos[i] = p
-    B = below.base[0]
     code = 0
     for j in range(m):
         for i in range(m):
             if pos[i] == j:
                 code = code * B - nk[i]
-    BM = B ** m
-    return Q * below.slot_hsum.shape[0] * BM + code, c
+    return code
 
 
-@njit(cache=True)
-def _insert(hk, code):
-    """Put ``code`` in the open-addressing set ``hk`` (modified in place); 1 if it was not there."""
-    i = find(hk, code)
-    if hk[i] == code:
-        return 0
-    hk[i] = code
-    return 1
+def group_starts(codes, groups, BM):
+    """``start[g]``: the first position of ``codes`` (sorted) whose group ``code // BM`` is at least g.
 
-
-@njit(cache=True)
-def grow_set(hk, hk2):
-    """Move every code of the set ``hk`` into the larger empty set ``hk2`` (modified in place)."""
-    for i in range(hk.shape[0]):
-        if hk[i] != EMPTY:
-            _insert(hk2, hk[i])
-
-
-@njit(cache=True)
-def expand_level(tab, here, below, m, carry_rule, lo, hk, count):
-    """Put the successors of a level's states ``lo, lo + 1, ...`` in the set ``hk`` (hand size >= 2).
-
-    ``tab`` and ``here`` describe the level (:class:`.levelkernel.LevelTables`,
-    :class:`WinStates`); ``below`` numbers the level below (its codes and
-    values are not read). Decided states have no successors. ``hk`` is an
-    open-addressing set of codes (:mod:`gops_solver.hashtable`: power-of-two
-    length, free slots ``EMPTY``) holding ``count`` codes, modified in
-    place; it is kept at most half full, so the kernel stops before a state
-    whose successors might not fit.
+    Parameters
+    ----------
+    codes : int64 (N,)
+        A level's sorted state codes.
+    groups : int
+        ``P * S``, the number of (pattern, slot) groups of the level.
+    BM : int
+        ``B ** m``, the size of one group's code range.
 
     Returns
     -------
-    next : int
-        The first state not expanded (``len(here.codes)`` when done: else
-        grow the set with :func:`grow_set` and call again from there).
-    count : int
-        Codes in the set.
+    int64 (groups + 1,)
     """
-    K = tab.digits.shape[0]
-    BM = below.base[0] ** m
-    limit = hk.shape[0] // 2
-    keys = np.empty(m, dtype=np.int64)
-    nk = np.empty(m, dtype=np.int64)
-    pos = np.empty(m, dtype=np.int64)
-    N = here.codes.shape[0]
-    for q in range(lo, N):
-        P, s = _decode(here.codes[q], here, m, keys)
-        if decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m) >= 0:
-            continue
-        C = tab.chances[s]
-        if count + K * C > limit:
-            return q, count
-        for t in range(K):
-            base, c = _successor(tab, here, below, P, s, t, m, carry_rule, keys, nk, pos)
-            for r in range(C):
-                count += _insert(hk, base + tab.succ[s, c, r] * BM)
-    return N, count
+    return np.searchsorted(codes, np.arange(groups + 1, dtype=np.int64) * BM).astype(np.int64)
+
+
+class Predecessors(NamedTuple):
+    """Which (pattern, profile) pairs of a level lead to each pattern of the level below.
+
+    Attributes
+    ----------
+    start : int64 (P' + 1,)
+        Pairs leading to pattern Q' are ``pair[start[Q']:start[Q' + 1]]``.
+    pair : int64 (P * K,)
+        ``P * K + t``, sorted by the next pattern ``nxt[P, t]``.
+    pattern_start : int64 (P + 1,)
+        Where each pattern's states begin among the level's sorted codes.
+    """
+
+    start: np.ndarray
+    pair: np.ndarray
+    pattern_start: np.ndarray
+
+
+def predecessors(tab, codes, slots, BM, patterns_below) -> Predecessors:
+    """The :class:`Predecessors` of one level (its tables, sorted codes, slot count and ``B ** m``)."""
+    P_count, K = tab.nxt.shape
+    flat = tab.nxt.astype(np.int64).ravel()
+    pair = np.argsort(flat, kind="stable").astype(np.int64)
+    start = np.searchsorted(flat[pair], np.arange(patterns_below + 1, dtype=np.int64)).astype(np.int64)
+    pattern_start = np.searchsorted(codes, np.arange(P_count + 1, dtype=np.int64) * slots * BM).astype(np.int64)
+    return Predecessors(start, pair, pattern_start)
+
+
+class Decoded(NamedTuple):
+    """A level's state codes taken apart once (:func:`decode_level`).
+
+    Attributes
+    ----------
+    slot : int64 (N,)
+        Chance slot of each state, -1 for a decided one (no successors).
+    keys : int64 (N, m)
+        Score keys by canonical position.
+    """
+
+    slot: np.ndarray
+    keys: np.ndarray
+
+
+@njit(cache=True, parallel=True)
+def decode_level(tab, here, m, dec):
+    """Fill ``dec`` (:class:`Decoded`, modified in place) from the level's codes."""
+    # the work happens in a called function: numba's parfor lowering loses
+    # writes made through a named tuple's fields directly in the loop body
+    for ch in prange(64):
+        _decode_chunk(tab, here, m, dec, ch, 64)
 
 
 @njit(cache=True)
-def build_win_stage(tab, here, below, P, s, keys, m, carry_rule, Usec, Ueq):
+def _decode_chunk(tab, here, m, dec, ch, n_chunks):
+    keys = np.empty(m, dtype=np.int64)
+    for q in range(ch, here.codes.shape[0], n_chunks):
+        _, s = _decode(here.codes[q], here, m, keys)
+        dec.slot[q] = -1 if decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m) >= 0 else s
+        for i in range(m):
+            dec.keys[q, i] = keys[i]
+
+
+@njit(cache=True)
+def _mark_successors(tab, here, below, m, carry_rule, pred, dec, Q, window):
+    """Set the bit of every successor in pattern Q of the level below (``window`` zeroed, modified in place).
+
+    Bit ``s' * B ** m + keys`` of ``window`` stands for the code
+    ``(Q * S' + s') * B ** m + keys``: one pattern's codes fit in a few
+    hundred kilobytes, so the bits are set in cache.
+    """
+    K = tab.digits.shape[0]
+    B = below.base[0]
+    BM = B ** m
+    keys = np.empty(m, dtype=np.int64)
+    nk = np.empty(m, dtype=np.int64)
+    pos = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    for j in range(pred.start[Q], pred.start[Q + 1]):
+        P = pred.pair[j] // K
+        t = pred.pair[j] % K
+        _profile_runs(tab, below, P, t, m, first)
+        w = tab.win[P, t]
+        c = 1 if (w < 0 and carry_rule) else 0
+        for q in range(pred.pattern_start[P], pred.pattern_start[P + 1]):
+            s = dec.slot[q]
+            if s < 0:
+                continue
+            for i in range(m):
+                keys[i] = dec.keys[q, i]
+            pot = tab.slot_pot[s]
+            local = _next_keys(keys, w, pot, -(pot * c + here.slot_hsum[s]) - 1, first, m, B, nk, pos)
+            for r in range(tab.chances[s]):
+                b = tab.succ[s, c, r] * BM + local
+                window[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+
+
+@njit(cache=True)
+def _popcount(x):
+    """Set bits of a uint64."""
+    n = 0
+    while x:
+        x &= x - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True, parallel=True)
+def expand_patterns(tab, here, below, m, carry_rule, pred, dec, Q0, windows, counts):
+    """Mark the successors of a level in patterns ``Q0, Q0 + 1, ...`` of the level below, one window each.
+
+    ``windows`` (nb, W) uint64 and ``counts`` (nb,) are modified in place:
+    window b holds the successors in pattern ``Q0 + b`` as bits (see
+    :func:`_mark_successors`), ``counts[b]`` how many. Patterns past the
+    last are left empty. ``dec`` is the level's :class:`Decoded` states
+    (decided states have no successors).
+    """
+    nb = windows.shape[0]
+    P_below = pred.start.shape[0] - 1
+    for b in prange(nb):
+        windows[b, :] = 0
+        counts[b] = 0
+        Q = Q0 + b
+        if Q >= P_below:
+            continue
+        _mark_successors(tab, here, below, m, carry_rule, pred, dec, Q, windows[b])
+        total = 0
+        for w in range(windows.shape[1]):
+            total += _popcount(windows[b, w])
+        counts[b] = total
+
+
+@njit(cache=True, parallel=True)
+def window_codes(windows, offsets, Q0, span, out):
+    """Write the codes of the set bits of each window, in order, into ``out`` (modified in place).
+
+    Window b's codes go to ``out[offsets[b]:offsets[b + 1]]``; its bit j is
+    the code ``(Q0 + b) * span + j`` (``span = S' * B ** m``).
+    """
+    for b in prange(windows.shape[0]):
+        at = offsets[b]
+        origin = (Q0 + b) * span
+        for w in range(windows.shape[1]):
+            x = windows[b, w]
+            if x == 0:
+                continue
+            for j in range(64):
+                if (x >> np.uint64(j)) & np.uint64(1):
+                    out[at] = origin + w * 64 + j
+                    at += 1
+
+
+@njit(cache=True)
+def _find_code(codes, group_start, g, code):
+    """Position of ``code`` (of group g) among a level's sorted ``codes``, -1 if absent."""
+    lo = group_start[g]
+    n = group_start[g + 1] - lo
+    if n <= 0:
+        return -1
+    # a group holds up to a few hundred score-key combinations: a binary search
+    # without branches on the data (the comparisons are unpredictable)
+    while n > 1:
+        half = n >> 1
+        lo = lo + half if codes[lo + half] <= code else lo
+        n -= half
+    return lo if codes[lo] == code else -1
+
+
+@njit(cache=True)
+def build_win_stage(tab, here, below, P, s, keys, m, carry_rule, with_equilibrium, Usec, Ueq):
     """Both stage games of a ``win`` state into ``Usec``, ``Ueq`` (m, k ** m) (modified in place).
 
     Entry ``[i, t]``: player i's expected payoff after profile t, the average
     over the next prize of their values in the level below; at the last
     round the final payoff (1 to the top score, shared equally by a tie).
+    Without equilibria (``with_equilibrium`` False) ``Ueq`` is left at 0
+    above the last round: the level below has no equilibrium values to read.
 
     Returns
     -------
@@ -242,7 +381,10 @@ def build_win_stage(tab, here, below, P, s, keys, m, carry_rule, Usec, Ueq):
     pot = tab.slot_pot[s]
     nk = np.empty(m, dtype=np.int64)
     pos = np.empty(m, dtype=np.int64)
-    BM = below.base[0] ** m
+    first = np.empty(m, dtype=np.int64)
+    B = below.base[0]
+    BM = B ** m
+    S2 = below.slot_hsum.shape[0]
     for t in range(K):
         for i in range(m):
             Usec[i, t] = 0.0
@@ -262,68 +404,23 @@ def build_win_stage(tab, here, below, P, s, keys, m, carry_rule, Usec, Ueq):
                     Usec[i, t] = share
                     Ueq[i, t] = share
             continue
-        base, c = _successor(tab, here, below, P, s, t, m, carry_rule, keys, nk, pos)
+        Q = _profile_runs(tab, below, P, t, m, first)
+        w = tab.win[P, t]
+        c = 1 if (w < 0 and carry_rule) else 0
+        keycode = _next_keys(keys, w, pot, -(pot * c + here.slot_hsum[s]) - 1, first, m, B, nk, pos)
         for r in range(C):
-            code = base + tab.succ[s, c, r] * BM
-            q = np.searchsorted(below.codes, code)
-            if q >= below.codes.shape[0] or below.codes[q] != code:
+            g = Q * S2 + tab.succ[s, c, r]  # the successor's (pattern, slot) group
+            q = _find_code(below.codes, below.group_start, g, g * BM + keycode)
+            if q < 0:
                 return False
             for i in range(m):
                 Usec[i, t] += below.sec[q, pos[i]]
-                Ueq[i, t] += below.eq[q, pos[i]]
+            if with_equilibrium:
+                for i in range(m):
+                    Ueq[i, t] += below.eq[q, pos[i]]
         for i in range(m):
             Usec[i, t] /= C
             Ueq[i, t] /= C
-    return True
-
-
-class WinPlan(NamedTuple):
-    """Which states of a level solve their stage games and which copy another's.
-
-    Many ``win`` states have bit-for-bit the same stage games (the
-    continuation values take few distinct values: 948 distinct games among
-    the 33,176 two-card states of 3 players n = 5 discard): each game is
-    solved once, and the selection rule, a deterministic function of the
-    game, gives every copy the same answer.
-
-    Attributes
-    ----------
-    hashes : int64 (N,)
-        A 64-bit hash of each state's two stage games (written by the
-        ``PASS_HASH`` pass; meaningless for decided states).
-    rep : int64 (N,)
-        The state whose games are solved for state q (``rep[q] == q``: q's
-        own; -1 for decided states). Set by the caller from ``hashes``.
-    """
-
-    hashes: np.ndarray
-    rep: np.ndarray
-
-
-#: pass of :func:`solve_win_level`: decided states' payoffs, hashes of the others' stage games
-PASS_HASH = 0
-#: pass: solve the states with ``rep[q] == q``
-PASS_SOLVE = 1
-#: pass: the others copy their representative's values after checking the games are equal bit for bit
-PASS_COPY = 2
-
-
-@njit(cache=True)
-def _mix(h, U):
-    """FNV-1a over the bit patterns of a float64 array (uint64 arithmetic wraps)."""
-    bits = U.ravel().view(np.uint64)
-    for x in bits:
-        h = (h ^ x) * np.uint64(1099511628211)
-    return h
-
-
-@njit(cache=True)
-def _same_bits(A, B):
-    a = A.ravel().view(np.uint64)
-    b = B.ravel().view(np.uint64)
-    for i in range(a.shape[0]):
-        if a[i] != b[i]:
-            return False
     return True
 
 
@@ -350,7 +447,7 @@ def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, stage_
         (the representatives are solved) or ``PASS_COPY`` (the others take
         their representative's results when the games are equal bit for
         bit, else are solved themselves).
-    plan : WinPlan
+    plan : GamePlan
     out : LevelOut
         Arrays over the level's states: ``sec``, ``eq`` (N, m), ``gain``,
         ``method``, ``flags`` (N,). ``method`` is the kernel's status or
@@ -365,18 +462,26 @@ def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, stage_
 
 @njit(cache=True)
 def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks):
-    """States ``ch, ch + n_chunks, ...`` of one level, with this chunk's scratch space."""
+    """Chunk ``ch`` of ``n_chunks`` of one pass over a level (:func:`.levelkernel.pass_bounds`), own scratch space."""
     K = tab.digits.shape[0]
     Usec = np.empty((m, K))
     Ueq = np.empty((m, K))
-    Vsec = np.empty((m, K))
-    Veq = np.empty((m, K))
     sc = make_scratch(m, k)
     keys = np.empty(m, dtype=np.int64)
-    for q in range(ch, out.gain.shape[0], n_chunks):
-        r = plan.rep[q]
-        if (stage_pass == PASS_SOLVE and r != q) or (stage_pass == PASS_COPY and (r == -1 or r == q)):
-            continue
+    lo, hi, step = pass_bounds(stage_pass, plan, out.gain.shape[0], ch, n_chunks)
+    for j in range(lo, hi, step):
+        q = pass_state(stage_pass, plan, j)
+        if stage_pass == PASS_COPY:
+            r = plan.rep[q]
+            if plan.checks[q] == plan.checks[r]:  # and the hashes (grouped by): the same games
+                for i in range(m):
+                    out.sec[q, i] = out.sec[r, i]
+                    out.eq[q, i] = out.eq[r, i]
+                out.gain[q] = out.gain[r]
+                out.method[q] = out.method[r]
+                out.flags[q] = out.flags[r]
+                continue
+            # a collision of the first hashes: q solves its own games
         P, s = _decode(here.codes[q], here, m, keys)
         if stage_pass == PASS_HASH:
             top = decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m)
@@ -388,26 +493,14 @@ def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pas
                 out.method[q] = METHOD_DECIDED
                 out.flags[q] = 0
                 continue
-        if not build_win_stage(tab, here, below, P, s, keys, m, carry_rule, Usec, Ueq):
+        if not build_win_stage(tab, here, below, P, s, keys, m, carry_rule, with_equilibrium, Usec, Ueq):
             out.flags[q] = FLAG_MISSING
             continue
         if stage_pass == PASS_HASH:
-            plan.hashes[q] = np.int64(_mix(_mix(np.uint64(14695981039346656037), Usec), Ueq))
+            plan.hashes[q], plan.checks[q] = game_fingerprint(Usec, Ueq)
             out.method[q] = 0
             out.flags[q] = 0
             continue
-        if stage_pass == PASS_COPY:
-            P2, s2 = _decode(here.codes[r], here, m, keys)
-            build_win_stage(tab, here, below, P2, s2, keys, m, carry_rule, Vsec, Veq)
-            if _same_bits(Usec, Vsec) and _same_bits(Ueq, Veq):
-                for i in range(m):
-                    out.sec[q, i] = out.sec[r, i]
-                    out.eq[q, i] = out.eq[r, i]
-                out.gain[q] = out.gain[r]
-                out.method[q] = out.method[r]
-                out.flags[q] = out.flags[r]
-                continue
-            # a hash collision: q solves its own games (still in Usec, Ueq)
         flag, method, gain = solve_built(Usec, Ueq, m, k, with_equilibrium, tab.digits, sc, out.sec[q], out.eq[q])
         out.method[q] = method
         out.gain[q] = gain

@@ -9,8 +9,8 @@ the score keys add a third axis. Most (pattern, slot, keys) triples cannot
 occur, so each level keeps only the states play reaches from the start, as
 sorted int64 codes (:mod:`.winkernel`): the top level holds the first
 prize's slots with every key 0, and each level below is the set of
-successors of the undecided states above (:func:`.winkernel.expand_level`,
-collected in a hash set),
+successors of the undecided states above (:func:`.winkernel.expand_patterns`,
+one pattern of the level below at a time),
 exactly the states the memoised recursion visits.
 
 Then :func:`.winkernel.solve_win_level` solves every level from the last
@@ -31,22 +31,16 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
-from ..hashtable import EMPTY, slots_for
-from ..stage import highs_stage
-from .equilibrium import select_after_kernel
 from .induction import Induction
-from .kernel import KERNEL_OK, KERNEL_PURE
-from .levelkernel import FLAG_EQUILIBRIUM, FLAG_SECURITY, LevelOut
-from .levels import build_levels
-from .winkernel import (FLAG_MISSING, METHOD_DECIDED, PASS_COPY, PASS_HASH, PASS_SOLVE, WinBelow, WinPlan, WinStates,
-                        expand_level, grow_set, solve_win_level)
+from .levelkernel import PASS_COPY, PASS_HASH, PASS_SOLVE, LevelOut, new_plan
+from .levels import build_levels, redo_flagged, share_games, tally_level
+from .winkernel import (FLAG_MISSING, METHOD_DECIDED, Decoded, WinBelow, WinStates, decode_level, expand_patterns,
+                        group_starts, predecessors, solve_win_level, window_codes)
 
 __all__ = ["WinLevelInduction"]
 
-#: ``method`` codes of the states whose equilibria pygambit's path selected (by the selection step it took)
-#: (fixed numbers, new methods appended, so the codes mean the same in every version)
-_REDONE = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5, "symmetric-logit": -6,
-           "symmetric-support": -7, "support": -8}
+# room for the bitmaps of the level-below patterns listed at once (each S' * B ** m bits)
+_WINDOW_BYTES = 64 << 20
 
 
 def _run_start(patterns, m):
@@ -118,8 +112,8 @@ class WinLevelInduction(Induction):
     values : dict
         Hand size k -> :class:`.levelkernel.LevelOut` over those states.
     distinct_games : int
-        Stage games actually solved: states whose games are equal bit for
-        bit share one solve (``stage_games`` counts every undecided state).
+        Stage games actually solved: states whose games have one 128-bit
+        fingerprint share one solve (``stage_games`` counts every undecided state).
     """
 
     def __init__(self, rules, stage_solver="numba", equilibrium=True):
@@ -140,7 +134,7 @@ class WinLevelInduction(Induction):
                 raise ValueError(f"{rules.describe()} has too many states for 64-bit codes: use a smaller n")
         self.codes = {}
         self.values = {}
-        self.distinct_games = 0  # stage games solved: equal ones are solved once (see winkernel.WinPlan)
+        self.distinct_games = 0  # stage games solved: equal ones are solved once (see levelkernel.GamePlan)
         self.table = _WinTable(self)
 
     # -- codes ------------------------------------------------------------
@@ -188,81 +182,89 @@ class WinLevelInduction(Induction):
     def level_below(self, k) -> WinBelow:
         """Hand size k as the level below k + 1 reads it: its states and, once solved, their values."""
         codes = self.codes.get(k, np.empty(0, dtype=np.int64))
+        groups = group_starts(codes, len(self.patterns[k]) * len(self.slots[k]), self.base ** self.m)
         out = self.values.get(k)
         if out is None:  # not solved yet: numbering only (the states are being listed)
-            return WinBelow(codes, self._base, self._hsum[k], self._runs[k], np.empty((0, self.m)),
+            return WinBelow(codes, self._base, self._hsum[k], self._runs[k], groups, np.empty((0, self.m)),
                             np.empty((0, self.m)))
-        return WinBelow(codes, self._base, self._hsum[k], self._runs[k], out.sec, out.eq)
+        return WinBelow(codes, self._base, self._hsum[k], self._runs[k], groups, out.sec, out.eq)
 
-    def _enumerate(self):
-        """Reachable states of every level, from the first prize down (fills ``codes``)."""
+    def list_states(self):
+        """Reachable states of every level, from the first prize down (fills ``codes``).
+
+        The level below is listed one pattern at a time (a batch of them in
+        parallel), each as a bitmap of its ``S' * B ** m`` possible codes,
+        so the codes come out sorted and deduplicated without a hash set.
+        """
         n, m = self.rules.n, self.m
+        BM = self.base ** m
         self.codes[n] = np.array([self.encode(n, 0, s, (0,) * m) for s in range(len(self.slots[n]))],
                                  dtype=np.int64)
         for k in range(n, 1, -1):
             here, below = self.level_states(k), self.level_below(k - 1)
-            worst = self.tables[k].digits.shape[0] * max(1, int(self.tables[k].chances.max()))
-            # a set at most half full, with room for one state's successors at least
-            hk = np.full(slots_for(max(4 * len(here.codes), worst)), EMPTY, dtype=np.int64)
-            q, count = 0, 0
-            while True:
-                q, count = expand_level(self.tables[k], here, below, m, self.carry, q, hk, count)
-                if q == len(here.codes):
-                    break
-                bigger = np.full(2 * len(hk), EMPTY, dtype=np.int64)
-                grow_set(hk, bigger)
-                hk = bigger
-            codes = hk[hk != EMPTY]
-            del hk
-            codes.sort()
-            self.codes[k - 1] = codes
+            P_below, span = len(self.patterns[k - 1]), len(self.slots[k - 1]) * BM
+            pred = predecessors(self.tables[k], here.codes, len(self.slots[k]), BM, P_below)
+            dec = Decoded(np.empty(len(here.codes), dtype=np.int64), np.empty((len(here.codes), m), dtype=np.int64))
+            decode_level(self.tables[k], here, m, dec)
+            words = (span + 63) // 64
+            nb = max(2, min(P_below, _WINDOW_BYTES // (8 * words)))
+            windows = np.empty((nb, words), dtype=np.uint64)
+            counts = np.empty(nb, dtype=np.int64)
+            parts = []
+            for Q0 in range(0, P_below, nb):
+                expand_patterns(self.tables[k], here, below, m, self.carry, pred, dec, Q0, windows, counts)
+                offsets = np.zeros(nb + 1, dtype=np.int64)
+                np.cumsum(counts, out=offsets[1:])
+                part = np.empty(offsets[-1], dtype=np.int64)
+                window_codes(windows, offsets, Q0, span, part)
+                parts.append(part)
+            del windows, dec
+            self.codes[k - 1] = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
     def solve(self):
-        """Enumerate the reachable states, then solve every level from the last round up (fills ``values``)."""
-        m = self.m
-        self._enumerate()
+        """List the reachable states, then solve every level from the last round up (fills ``values``)."""
+        self.list_states()
         for k in range(1, self.rules.n + 1):
-            N = len(self.codes[k])
-            out = LevelOut(np.empty((N, m)), np.empty((N, m)), np.empty(N), np.zeros(N, dtype=np.int8),
-                           np.zeros(N, dtype=np.int8))
-            plan = WinPlan(np.zeros(N, dtype=np.int64), np.full(N, -1, dtype=np.int64))
-            # at k = 1 the level below is not read (the last round pays the final shares)
-            args = (self.tables[k], self.level_states(k), self.level_below(max(k - 1, 1)), m, k, self.carry,
-                    self.with_equilibrium)
-            solve_win_level(*args, PASS_HASH, plan, out)
-            if np.any(out.flags & FLAG_MISSING):
-                raise RuntimeError(f"win level solver: a successor of a hand-size-{k} state is missing from "
-                                   f"the level below (report this with the rules: {self.rules.describe()})")
-            live = np.flatnonzero(out.method != METHOD_DECIDED)
-            # the first state of each distinct hash represents the others (a stable sort keeps it first)
-            _, first, inverse = np.unique(plan.hashes[live], return_index=True, return_inverse=True)
-            plan.rep[live] = live[first[inverse.ravel()]]
-            self.values[k] = out
-            solve_win_level(*args, PASS_SOLVE, plan, out)
-            self._redo_flagged(k, out)
-            solve_win_level(*args, PASS_COPY, plan, out)
-            self._redo_flagged(k, out)  # only hash collisions can be left
-            if self.with_equilibrium:
-                for name, code in (("pure", KERNEL_PURE), ("logit", KERNEL_OK), *_REDONE.items()):
-                    self.methods[name] += int(np.count_nonzero(out.method == code))
-                self.max_gain = max(self.max_gain, float(np.max(out.gain, initial=0.0)))
-            self.stage_games += len(live)
-            self.distinct_games += len(first)
+            self.solve_level(k)
+
+    def solve_level(self, k, phase=None):
+        """Solve the level of hand size ``k`` (the levels below solved; fills ``values[k]``).
+
+        ``phase``, when given, is called with each pass's name as it ends
+        (``"hash"``, ``"share"``, ``"solve"``, ``"redo"``, ``"copy"``):
+        ``benchmarks/win_phases.py`` times them.
+        """
+        m = self.m
+        N = len(self.codes[k])
+        out = LevelOut(np.empty((N, m)), np.empty((N, m)), np.empty(N), np.zeros(N, dtype=np.int8),
+                       np.zeros(N, dtype=np.int8))
+        plan = new_plan(N)
+        tick = phase or (lambda name: None)
+        # at k = 1 the level below is not read (the last round pays the final shares)
+        args = (self.tables[k], self.level_states(k), self.level_below(max(k - 1, 1)), m, k, self.carry,
+                self.with_equilibrium)
+        solve_win_level(*args, PASS_HASH, plan, out)
+        tick("hash")
+        if np.any(out.flags & FLAG_MISSING):
+            raise RuntimeError(f"win level solver: a successor of a hand-size-{k} state is missing from "
+                               f"the level below (report this with the rules: {self.rules.describe()})")
+        live = np.flatnonzero(out.method != METHOD_DECIDED)
+        plan, distinct = share_games(plan, live)
+        self.values[k] = out
+        tick("share")
+        solve_win_level(*args, PASS_SOLVE, plan, out)
+        tick("solve")
+        self._redo_flagged(k, out)
+        tick("redo")
+        solve_win_level(*args, PASS_COPY, plan, out)
+        self._redo_flagged(k, out)  # only first-hash collisions can be left
+        tick("copy")
+        tally_level(self, out, len(live), distinct)
 
     def _redo_flagged(self, k, out):
-        """Re-solve what the kernel could not certify: HiGHS for security, pygambit for equilibria."""
-        for q in np.flatnonzero(out.flags):
-            game = self.stage(self.decode(k, int(self.codes[k][q])))
-            if out.flags[q] & FLAG_SECURITY:
-                for i in range(self.m):
-                    M = np.ascontiguousarray(np.moveaxis(game.security[i], i, 0).reshape(k, -1))
-                    out.sec[q, i] = highs_stage(M).value
-            if out.flags[q] & FLAG_EQUILIBRIUM:
-                found = select_after_kernel(game.equilibrium)
-                out.eq[q] = found.values
-                out.gain[q] = found.gain
-                out.method[q] = _REDONE[found.method]  # copies of this state count the same method
-            out.flags[q] = 0
+        """Re-solve what the kernel could not certify (:func:`.levels.redo_flagged`)."""
+        redo_flagged(self, out, [(q,) for q in np.flatnonzero(out.flags)],
+                     lambda cell: self.decode(k, int(self.codes[k][cell[0]])))
 
     def start(self):
         """``(security, equilibrium)`` at the start, averaged over the first prize."""

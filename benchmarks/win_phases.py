@@ -1,0 +1,52 @@
+"""Time the phases of a 3- or 4-player ``win`` solve level by level (listing, hashing, solving, copying).
+
+    python benchmarks/win_phases.py 3 6 discard            # security values only
+    python benchmarks/win_phases.py 3 6 discard --equilibrium
+
+Runs :class:`gops_solver.multi.winlevels.WinLevelInduction` the way its
+``solve`` does (``list_states``, then ``solve_level`` for each hand size,
+whose ``phase`` hook marks the end of each pass) and prints for each level
+its states, the live ones (not decided), the distinct stage games and the
+seconds of each pass: ``hash`` (build and fingerprint every game),
+``share`` (group them), ``solve`` (the representatives), ``redo`` (what
+the kernel flagged, HiGHS and pygambit) and ``copy``. Wall-clock seconds
+on all numba threads; the listing of the states is timed first. To compare two
+commits, run it from each checkout in turn (``PYTHONPATH=path/to/worktree``).
+"""
+import argparse
+import time
+
+import numpy as np
+
+from gops_solver import Rules
+from gops_solver.multi.winkernel import METHOD_DECIDED
+from gops_solver.multi.winlevels import WinLevelInduction
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("players", type=int)
+    ap.add_argument("cards", type=int)
+    ap.add_argument("tie", choices=("carry", "discard"))
+    ap.add_argument("--equilibrium", action="store_true", help="solve the equilibria too")
+    a = ap.parse_args(argv)
+    rules = Rules(a.cards, tie=a.tie, objective="win", players=a.players)
+    ind = WinLevelInduction(rules, equilibrium=a.equilibrium)
+    t0 = time.perf_counter()
+    ind.list_states()
+    print(f"listing {time.perf_counter() - t0:.2f} s, {sum(len(c) for c in ind.codes.values()):,} states", flush=True)
+    for k in range(1, a.cards + 1):
+        marks = {"start": time.perf_counter()}
+        distinct = ind.distinct_games
+        ind.solve_level(k, phase=lambda name: marks.__setitem__(name, time.perf_counter()))
+        out = ind.values[k]
+        live = int(np.count_nonzero(out.method != METHOD_DECIDED))
+        names = list(marks)
+        times = " ".join(f"{b}={marks[b] - marks[a]:.2f}" for a, b in zip(names, names[1:]))
+        print(f"k={k} states={len(out.gain):,} live={live:,} distinct={ind.distinct_games - distinct:,} {times}",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
