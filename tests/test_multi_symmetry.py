@@ -177,3 +177,45 @@ def test_support_tuples_come_by_total_size_then_lexicographically(k, R, limit):
     every = sorted((tup for tup in itertools.product(subsets, repeat=R) if any(len(s) > 1 for s in tup)),
                    key=lambda tup: (sum(map(len, tup)), tup))
     assert _support_tuples(k, R, limit) == every[:limit]
+
+
+def test_the_symmetric_program_from_fixed_starts_settles_a_game_both_symmetric_methods_miss():
+    # 3 players n = 6 discard/points, ((39, 39, 60), pot 5, hidden {2, 3, 6}): players 0 and 1 hold
+    # the ranks {0, 1, 2, 5} of the hands' union with equal scores, player 2 {2, 3, 4, 5}. Player 0's
+    # two lowest cards are duplicates (every player's payoffs agree to the bit whichever of them
+    # player 0 bids), and so are player 2's second and third cards: the equilibria come in flat
+    # sets, the symmetric logit branch stalls, and Newton on the equal-payoff conditions reaches no
+    # symmetric equilibrium from its starts. Until this test step 3 picked the asymmetric pure
+    # profile (lowest, top, lowest), values 4 / 5 / 5: the exchangeable players' values 1.0 apart.
+    # The Nash program among symmetric profiles, from the start leaning to (lowest card, second
+    # card) (the third start), certifies the pair bidding their third card with about 0.999 and player 2
+    # their top card with about 0.99997
+    from naive_multi import max_deviation_gain
+    from gops_solver.multi.equilibrium import exchangeable_classes, pure_equilibria, select_equilibrium
+    from gops_solver.multi.supports import support_equilibrium, symmetric_equilibrium_search
+    U = _data("symmetric_search", 3, 4)
+    assert exchangeable_classes(U) == [(0, 1)]
+    assert np.abs(U[:, 0] - U[:, 1]).max() == 0.0  # player 0's duplicate cards
+    assert np.abs(U[:, :, :, 1] - U[:, :, :, 2]).max() == 0.0  # player 2's
+    assert not [b for b in pure_equilibria(U) if b[0] == b[1]]
+    assert support_equilibrium(U, [(0, 1)]) is None
+    assert symmetric_equilibrium_search(U, [(0, 1)], max_starts=2) is None  # the uniform start and (lowest, lowest)
+    found = symmetric_equilibrium_search(U, [(0, 1)])
+    assert found[0].tolist() == found[1].tolist()
+    assert found[0][2] > 0.99 and found[2][3] > 0.99
+    assert max_deviation_gain(U, found) <= 1e-6
+    chosen = select_equilibrium(U)
+    assert chosen.method == "symmetric-search"
+    assert chosen.strategies[0].tolist() == chosen.strategies[1].tolist() and chosen.values[0] == chosen.values[1]
+    assert max_deviation_gain(U, chosen.strategies) <= 1e-6
+    again = select_equilibrium(U)  # reproducible
+    assert all(a.tolist() == b.tolist() for a, b in zip(again.strategies, chosen.strategies))
+
+
+def test_three_players_n6_discard_points_has_spread_zero():
+    # the whole solve: the asymmetric selections above had spread 1.0 over its stored states
+    sol = solve(Rules(6, "discard", "points", players=3))
+    spread, worst = symmetry_spread(sol.induction.table.items())
+    assert spread == 0.0, worst
+    assert sol.methods["symmetric-search"] >= 1
+    assert sol.max_deviation_gain <= 1e-6

@@ -63,7 +63,7 @@ import numpy as np
 from .constants import DEVIATION_TOL, PURE_TOL
 from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
 from .payoffs import deviation_gain, pure_payoffs
-from .supports import support_equilibrium, symmetric_equilibrium_near
+from .supports import support_equilibrium, symmetric_equilibrium_near, symmetric_equilibrium_search
 
 # deviation_gain and pure_payoffs live in .payoffs and are re-exported here, where callers have found them
 __all__ = ["METHODS", "METHOD_CODES", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
@@ -74,7 +74,7 @@ __all__ = ["METHODS", "METHOD_CODES", "EquilibriumError", "StageEquilibrium", "d
 #: How a stage equilibrium was selected (``StageEquilibrium.method``), in the rule's order; the solvers count each
 #: and the solve summary names them with these words.
 METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetric logit (Nash program)",
-           "symmetric-support": "symmetric support enumeration",
+           "symmetric-support": "symmetric support enumeration", "symmetric-search": "symmetric Nash program search",
            "first-pure": "first pure", "gnm": "global Newton", "support": "support enumeration",
            "simpdiv": "simplicial subdivision"}
 
@@ -82,7 +82,7 @@ METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetri
 #: the step it took (the kernel's own statuses are positive; fixed numbers, new methods appended,
 #: so a code means the same in every version of a stored solution)
 METHOD_CODES = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5, "symmetric-logit": -6,
-                "symmetric-support": -7, "support": -8}
+                "symmetric-support": -7, "support": -8, "symmetric-search": -9}
 
 
 class EquilibriumError(RuntimeError):
@@ -101,7 +101,7 @@ class StageEquilibrium:
     gain : float
         Largest gain of any player by a pure deviation (<= DEVIATION_TOL).
     method : str
-        ``"pure"`` (unique pure equilibrium), ``"logit"``, ``"first-pure"``, ``"gnm"`` or ``"simpdiv"``.
+        One of the keys of :data:`METHODS` (the step of the selection rule that chose it).
     """
 
     __slots__ = ("strategies", "values", "gain", "method")
@@ -503,11 +503,13 @@ def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
 
     In a game with exchangeable players the kernel traces the symmetric
     branch; where that fails, the branch's last point refined among
-    symmetric profiles (:func:`symmetric_equilibrium_near`), then the first
-    pure equilibrium in which each class of exchangeable players bids alike
-    keep the selection symmetric (pygambit's tracer may turn onto an
-    asymmetric arm). Otherwise, and where neither exists,
-    :func:`_select_gambit` (steps 1-4 by pygambit).
+    symmetric profiles (:func:`symmetric_equilibrium_near`), the first
+    pure equilibrium in which each class of exchangeable players bids alike,
+    support enumeration among symmetric profiles (:func:`support_equilibrium`)
+    and the Nash program from a fixed list of starts
+    (:func:`symmetric_equilibrium_search`) keep the selection symmetric
+    (pygambit's tracer may turn onto an asymmetric arm). Otherwise, and
+    where none of them finds one, :func:`_select_gambit` (steps 1-4 by pygambit).
 
     Parameters
     ----------
@@ -533,6 +535,9 @@ def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
         found = support_equilibrium(U, classes)
         if found is not None:
             return _accepted(U, found, "symmetric-support", classes)
+        found = symmetric_equilibrium_search(U, classes)
+        if found is not None:
+            return _accepted(U, found, "symmetric-search", classes)
     return _select_gambit(U)
 
 

@@ -7,7 +7,9 @@ players play alike:
 - :func:`symmetric_equilibrium_near`: the Nash program of Mangasarian and
   Stone, for n players, solved by scipy's SLSQP from a given profile;
 - :func:`support_equilibrium`: support enumeration, smallest supports first,
-  Newton's method on each tuple's equal-payoff conditions.
+  Newton's method on each tuple's equal-payoff conditions;
+- :func:`symmetric_equilibrium_search`: the same Nash program from a fixed
+  list of starts, where a degenerate symmetric game defeats both.
 
 Both share one support (or one mix) per class of exchangeable players
 (:func:`.equilibrium.exchangeable_classes`), so what they return is
@@ -25,7 +27,7 @@ from .constants import DEVIATION_TOL, POLISH_MOVE, PURE_TOL, SUPPORT_TUPLES
 from .kernel import _pair_payoffs, make_work  # the tracer's own table of pair payoffs
 from .payoffs import deviation_gain
 
-__all__ = ["support_equilibrium", "symmetric_equilibrium_near"]
+__all__ = ["support_equilibrium", "symmetric_equilibrium_near", "symmetric_equilibrium_search"]
 
 
 def _class_layout(m, classes):
@@ -281,3 +283,54 @@ def symmetric_equilibrium_near(U, start, classes, max_move=POLISH_MOVE):
     if not deviation_gain(U, found) <= DEVIATION_TOL:
         return None
     return found
+
+
+#: most starts :func:`symmetric_equilibrium_search` tries (k ** classes + 1 grows fast with 4 players)
+SEARCH_STARTS = 256
+
+
+def symmetric_equilibrium_search(U, classes, max_starts=SEARCH_STARTS):
+    """A symmetric equilibrium from the Nash program among symmetric profiles, tried from a fixed list of starts.
+
+    The last resort of the symmetric steps. On some degenerate symmetric
+    games (two cards equal for their holders' own payoffs but not for the
+    others') the symmetric logit branch stalls, no pure profile where
+    classes bid alike is an equilibrium, and Newton on the equal-payoff
+    conditions meets a singular system on every support tuple; yet a
+    symmetric equilibrium exists (Nash 1951). The Nash program of
+    :func:`symmetric_equilibrium_near` has no such singularity: here it is
+    solved without a limit on the move from the uniform profile, then from
+    profiles leaning to one card per class (0.85 on it, the rest spread
+    evenly: every tuple of cards, the first class's card slowest), and the
+    first profile certified to ``DEVIATION_TOL`` is returned.
+    Deterministic, so reproducible.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (m, k, ..., k)
+    classes : list of tuple of int
+        :func:`.equilibrium.exchangeable_classes` of ``U`` (not empty).
+    max_starts : int
+        The most starts tried.
+
+    Returns
+    -------
+    list of numpy.ndarray or None
+        One mix per player (exchangeable players' equal), or None when no start gives one.
+    """
+    m, k = U.shape[0], U.shape[1]
+    owner, reps, _ = _class_layout(m, classes)
+    lean = 0.85 if k > 1 else 1.0
+    rest = (1.0 - lean) / max(k - 1, 1)
+    starts = itertools.chain([None], itertools.product(range(k), repeat=len(reps)))
+    for start in itertools.islice(starts, max_starts):
+        prof = np.full((m, k), 1.0 / k)
+        if start is not None:
+            for r, a in zip(reps, start):
+                prof[r] = rest
+                prof[r, a] = lean
+            prof = prof[owner]  # exchangeable players start alike
+        found = symmetric_equilibrium_near(U, prof, classes, max_move=np.inf)
+        if found is not None:
+            return found
+    return None
