@@ -10,7 +10,10 @@ its states, the live ones (not decided), the distinct stage games and the
 seconds of each pass: ``hash`` (build and fingerprint every game),
 ``share`` (group them), ``solve`` (the representatives), ``redo`` (what
 the kernel flagged, HiGHS and pygambit) and ``copy``. Wall-clock seconds
-on all numba threads; the listing of the states is timed first. To compare two
+on all numba threads; the listing of the states is timed first. At the end
+it prints the values at the start (security and, with ``--equilibrium``,
+equilibrium values, averaged over the first prize), the largest deviation
+gain and how many states each step of the selection rule settled. To compare two
 commits, run it from each checkout in turn (``PYTHONPATH=path/to/worktree``).
 """
 import argparse
@@ -45,6 +48,12 @@ def main(argv=None) -> int:
         times = " ".join(f"{b}={marks[b] - marks[a]:.2f}" for a, b in zip(names, names[1:]))
         print(f"k={k} states={len(out.gain):,} live={live:,} distinct={ind.distinct_games - distinct:,} {times}",
               flush=True)
+    sec, eq = super(WinLevelInduction, ind).start()  # the levels are solved: read, do not solve again
+    print("security at the start", " ".join(f"{v:.6f}" for v in sec))
+    if a.equilibrium:
+        print("equilibrium at the start", " ".join(f"{v:.6f}" for v in eq))
+        print(f"largest deviation gain {ind.max_gain:.1e}; states by selection step:",
+              ", ".join(f"{name} {count:,}" for name, count in ind.methods.items() if count))
     return 0
 
 
