@@ -24,10 +24,8 @@ except ImportError:  # commits before 30 November
     from gops_solver.solution import full_space
 
 
-def main(argv):
-    n = int(argv[0])
-    tie = argv[1] if len(argv) > 1 else "discard"
-    objective = argv[2] if len(argv) > 2 else "points"
+def timed_induction(space):
+    """Run the whole induction of ``space`` with the level kernel timed: ``(tables, seconds per level)``."""
     kernel = induction.level_kernel
     seconds = collections.defaultdict(float)
 
@@ -39,9 +37,19 @@ def main(argv):
         return out
 
     induction.level_kernel = timed  # run_induction looks the kernel up at each call
-    induction.run_induction(full_space(Rules(n=n, tie=tie, objective=objective)))
-    print(" ".join(f"{k}:{seconds[k]:.2f}" for k in sorted(seconds)), "total", round(sum(seconds.values()), 2))
+    try:
+        tables, _ = induction.run_induction(space)
+    finally:
+        induction.level_kernel = kernel
+    return tables, seconds
 
+
+def main(argv):
+    n = int(argv[0])
+    tie = argv[1] if len(argv) > 1 else "discard"
+    objective = argv[2] if len(argv) > 2 else "points"
+    _, seconds = timed_induction(full_space(Rules(n=n, tie=tie, objective=objective)))
+    print(" ".join(f"{k}:{seconds[k]:.2f}" for k in sorted(seconds)), "total", round(sum(seconds.values()), 2))
 
 if __name__ == "__main__":
     main(sys.argv[1:])

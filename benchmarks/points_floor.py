@@ -3,7 +3,7 @@
     NUMBA_NUM_THREADS=1 python benchmarks/points_floor.py 12 [discard|carry] [--samples 20000]
 
 Runs the whole induction in this process with the level kernel timed per
-level (as ``kernel_levels.py`` does), then, level by level, draws stage
+level (``kernel_levels.timed_induction``), then, level by level, draws stage
 games from those the kernel solved, in runs of 50 in the kernel's own order
 (a stored pattern that is not its own mirror and a prize set drawn
 uniformly, then that pattern's carries, reveals and next prize sets),
@@ -21,7 +21,6 @@ this measures whether it should), and checks that the values agree.
 """
 
 import argparse
-import collections
 import time
 
 import numpy as np
@@ -33,11 +32,12 @@ from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
 from gops_solver.encoding import decode, full_space
 from gops_solver.stage import solve_stage
 from gops_solver.tables import WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure
+from kernel_levels import timed_induction  # run as a script: benchmarks/ is on the path
 
 
 @njit(cache=True)
 def _draw(game, level, draws, seed, dims):
-    """Fill ``dims`` with ``draws`` games in runs of the kernel's own order.
+    """Fill columns 2-5 of ``dims`` (pattern, prize set, carry, reveal) with ``draws`` games in runs of the kernel's order.
 
     Each run starts at a pattern (stored, not its own mirror) and a prize set
     drawn uniformly, and takes the games the kernel solves next for that
@@ -58,7 +58,6 @@ def _draw(game, level, draws, seed, dims):
         decode(u, level.pat_code[h], tokens)
         if game.mirror and is_symmetric(tokens, u):
             continue  # value 0, no game solved
-        stage = stage_structure(tokens, u, game.lut, game.lut_off)
         si = np.random.randint(nsets)
         run = 0
         for step in range(nsets):
@@ -68,8 +67,6 @@ def _draw(game, level, draws, seed, dims):
                     continue  # a carry these hands cannot reach
                 for j in range(nrev):
                     if t < draws and run < _RUN:
-                        dims[t, 0] = stage.na
-                        dims[t, 1] = stage.nb
                         dims[t, 2] = p_out
                         dims[t, 3] = s
                         dims[t, 4] = ci
@@ -82,13 +79,15 @@ def _draw(game, level, draws, seed, dims):
 
 @njit(cache=True)
 def _build(game, level, prev, dims, mats):
-    """Build the drawn games into ``mats`` from the finished level below, as the kernel does."""
+    """Build the drawn games into ``mats`` from the finished level below, as the kernel does; their sizes into ``dims[:, :2]``."""
     tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     for t in range(len(dims)):
         h = level.canonical[dims[t, 2]]
         u = level.pat_u[h]
         decode(u, level.pat_code[h], tokens)
         stage = stage_structure(tokens, u, game.lut, game.lut_off)
+        dims[t, 0] = stage.na
+        dims[t, 1] = stage.nb
         si, ci, j = dims[t, 3], dims[t, 4], dims[t, 5]
         c = level.cvals[ci]
         stage_matrix(game, prev, level.k, stage, c + level.rev_prize[si, j], 0, ci, level.rev_set[si, j],
@@ -208,25 +207,13 @@ def main():
                     help="also time the drawn games with weakly dominated rows and columns removed first")
     args = ap.parse_args()
     space = full_space(Rules(n=args.n, tie=args.tie, objective="points"))
-    kernel = induction.level_kernel
-    seconds = collections.defaultdict(float)
-
-    def timed(*a):
-        t0 = time.perf_counter()
-        out = kernel(*a)
-        seconds[a[1].k] += time.perf_counter() - t0
-        return out
-
-    induction.level_kernel = timed
-    tables, _ = induction.run_induction(space)
-    induction.level_kernel = kernel
+    tables, seconds = timed_induction(space)
     game = game_axes(space)
     print(f"n = {args.n} {args.tie}/points, one stage-solver thread, {args.samples} games drawn per level")
     extra = " dominance removed first s | ratio |" if args.dominance else ""
     print("| level | stage games | mean cells | kernel s | solving alone s | share |" + extra)
     print("|---|---|---|---|---|---|" + ("---|---|" if args.dominance else ""))
-    tot_d = 0.0
-    tot_k = tot_s = 0.0
+    tot_k = tot_s = tot_d = 0.0
     for k in range(2, args.n + 1):
         games = induction.level_work(space, k)
         if games == 0:
@@ -258,15 +245,15 @@ def main():
                 worst = max(worst, float(np.max(np.abs(plain - reduced))))
                 # alternate the two ways on the batch so that both see the same cache and clock
                 spent_d += _best_of_three(mats[sl], dims[sl], True)
+        if worst > 1e-9:
+            raise SystemExit(f"level {k}: values after dominance differ by {worst:.1e}")
         alone = spent / N * games
         with_dom = spent_d / N * games
         tot_k += seconds[k]
         tot_s += alone
-        cells = float(np.mean(dims[:, 0] * dims[:, 1]))
         tot_d += with_dom
+        cells = float(np.mean(dims[:, 0] * dims[:, 1]))
         extra = f" {with_dom:.2f} | {with_dom / alone:.2f} |" if args.dominance else ""
-        if args.dominance and worst > 1e-9:
-            raise SystemExit(f"level {k}: values after dominance differ by {worst:.1e}")
         print(f"| {k} | {games:,} | {cells:.1f} | {seconds[k]:.2f} | {alone:.2f} | {alone / seconds[k]:.2f} |" + extra)
     extra = f" {tot_d:.2f} | {tot_d / tot_s:.2f} |" if args.dominance else ""
     print(f"| all | | | {tot_k:.2f} | {tot_s:.2f} | {tot_s / tot_k:.2f} |" + extra)
