@@ -44,6 +44,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     dmax_k = level.dmax
     nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
+    order = np.argsort(level.rev_set.ravel(), kind="mergesort")  # points: see below
     for i in prange(len(ps)):
         rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
         p_out = ps[i]
@@ -65,23 +66,59 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
         base = level.offset[p_out]
         games = 0
         fails = 0
-        for si in range(nsets):
-            mask = level.sets[si]
-            S = game.set_sum[mask] if game.random_order else level.hidden_sum
-            for ci in range(nc):
-                if level.min_ties[si, ci] > cap:
-                    continue  # this carry needs more ties than the hands allow
-                c = level.cvals[ci]
-                if game.win:
+        if not game.win:
+            # points: the reveals in the order of the prize set they leave
+            # hidden (``order``), so that consecutive games read the same row of
+            # every successor's block in the level below, and the rows of
+            # consecutive sets lie close; each set's and carry's average is
+            # summed in the same order whatever the chunk of sets
+            # the carries each set allows, listed once: the inner loop then
+            # has no branch on them
+            vstart = np.empty(nsets + 1, dtype=np.int64)
+            vci = np.empty(nsets * nc, dtype=np.int16)
+            nv = 0
+            for si in range(nsets):
+                vstart[si] = nv
+                for ci in range(nc):
+                    if level.min_ties[si, ci] <= cap:
+                        vci[nv] = ci
+                        nv += 1
+            vstart[nsets] = nv
+            acc_p = np.zeros(nv, dtype=np.float64)
+            if not sym:  # a symmetric pattern's value is 0: nothing to solve
+                for t in range(nsets * nrev):
+                    q = order[t]
+                    si = q // nrev
+                    j = q - si * nrev
+                    p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
+                    for vi in range(vstart[si], vstart[si + 1]):
+                        ci = np.int64(vci[vi])
+                        stage_matrix(game, prev, k, stage, level.cvals[ci] + p, 0, ci, s_prev, sum_prev, M)
+                        if use_highs:
+                            v, st = _highs_solve(M, na, nb)
+                        else:
+                            v, st = solve_stage(M, na, nb, x, y, work)
+                        games += 1
+                        if st != 0 or not np.isfinite(v):
+                            fails += 1
+                            _keep_failed(M, na, nb, failed_game)
+                        acc_p[vi] += v
+            for si in range(nsets):
+                for vi in range(vstart[si], vstart[si + 1]):
+                    R_out[base + (si * nc + vci[vi]) * nd + dmax_k] = acc_p[vi] / nrev
+        else:
+            for si in range(nsets):
+                mask = level.sets[si]
+                S = game.set_sum[mask] if game.random_order else level.hidden_sum
+                for ci in range(nc):
+                    if level.min_ties[si, ci] > cap:
+                        continue  # this carry needs more ties than the hands allow
+                    c = level.cvals[ci]
                     dlim = min(S + c + tmax - 1, game.diff_reach - S - c, dmax_k)
                     if dlim < 0:
                         continue
                     dlo = 0 if sym else -dlim
-                else:
-                    dlim = 0
-                    dlo = 0
-                row = base + (si * nc + ci) * nd + dmax_k
-                if game.win:
+                    row = base + (si * nc + ci) * nd + dmax_k
                     # reveal by reveal, the differences in order: each cell's
                     # reads walk along one row below (win_cells), and a game
                     # equal to the previous difference's keeps its value
@@ -115,28 +152,6 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         R_out[row + d] = val
                         if sym:
                             R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
-                    continue
-                for d in range(dlo, dlim + 1):
-                    if sym and d == 0:
-                        R_out[row] = 0.0  # symmetric position: value 0
-                        continue
-                    acc0 = 0.0
-                    for j in range(nrev):
-                        p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
-                        stage_matrix(game, prev, k, stage, c + p, d, ci, s_prev, sum_prev, M)
-                        if use_highs:
-                            v, st = _highs_solve(M, na, nb)
-                        else:
-                            v, st = solve_stage(M, na, nb, x, y, work)
-                        games += 1
-                        if st != 0 or not np.isfinite(v):
-                            fails += 1
-                            _keep_failed(M, na, nb, failed_game)
-                        acc0 += v
-                    val = acc0 / nrev
-                    R_out[row + d] = val
-                    if sym:
-                        R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
         games_out[i] = games
         fails_out[i] = fails
 
