@@ -5,8 +5,9 @@
 Runs the whole induction in this process with the level kernel timed per
 level (``kernel_levels.timed_induction``), then, level by level, draws stage
 games from those the kernel solved, in runs of 50 in the kernel's own order
-(a stored pattern that is not its own mirror and a prize set drawn
-uniformly, then that pattern's carries, reveals and next prize sets),
+(a stored pattern that is not its own mirror and a place in the kernel's
+order of reveals drawn uniformly, then that reveal's carries and the next
+reveals),
 builds them with the kernel's own builder (``tables.stage_matrix``) and
 times ``stage.solve_stage`` alone on them in a tight loop (batches of 500
 games, which stay in cache, best of three passes each). The level's exact
@@ -39,16 +40,19 @@ from kernel_levels import timed_induction  # run as a script: benchmarks/ is on 
 def _draw(game, level, draws, seed, dims):
     """Fill columns 2-5 of ``dims`` (pattern, prize set, carry, reveal) with ``draws`` games in runs of the kernel's order.
 
-    Each run starts at a pattern (stored, not its own mirror) and a prize set
-    drawn uniformly, and takes the games the kernel solves next for that
-    pattern (carries the hands allow, every reveal, then the next sets) up
-    to ``_RUN`` games: consecutive games of the kernel are alike, and the
+    Each run starts at a pattern (stored, not its own mirror) and a place in
+    the kernel's order of reveals drawn uniformly (the reveals of every
+    prize set sorted by the set they leave hidden, ``level_kernel``'s
+    ``order``), and takes the games the kernel solves next for that pattern
+    (each reveal's carries the hands allow, then the next reveals) up to
+    ``_RUN`` games: consecutive games of the kernel are alike, and the
     solver's branches are predicted accordingly.
     """
     np.random.seed(seed)
     npat = len(level.canonical)
     nsets = len(level.sets)
     nrev = level.rev_prize.shape[1]
+    order = np.argsort(level.rev_set.ravel(), kind="mergesort")  # as level_kernel does
     tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     t = 0
     while t < draws:
@@ -58,21 +62,22 @@ def _draw(game, level, draws, seed, dims):
         decode(u, level.pat_code[h], tokens)
         if game.mirror and is_symmetric(tokens, u):
             continue  # value 0, no game solved
-        si = np.random.randint(nsets)
+        start = np.random.randint(nsets * nrev)
         run = 0
-        for step in range(nsets):
-            s = (si + step) % nsets
+        for step in range(nsets * nrev):
+            q = order[(start + step) % (nsets * nrev)]
+            s = q // nrev
+            j = q - s * nrev
             for ci in range(level.ncarry[p_out]):
                 if level.min_ties[s, ci] > game.union_cap - u:
                     continue  # a carry these hands cannot reach
-                for j in range(nrev):
-                    if t < draws and run < _RUN:
-                        dims[t, 2] = p_out
-                        dims[t, 3] = s
-                        dims[t, 4] = ci
-                        dims[t, 5] = j
-                        t += 1
-                        run += 1
+                if t < draws and run < _RUN:
+                    dims[t, 2] = p_out
+                    dims[t, 3] = s
+                    dims[t, 4] = ci
+                    dims[t, 5] = j
+                    t += 1
+                    run += 1
             if run >= _RUN or t >= draws:
                 break
 
