@@ -32,7 +32,8 @@ from gops_solver import Rules
 from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
 from gops_solver.encoding import decode, full_space
 from gops_solver.stage import solve_stage
-from gops_solver.tables import WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure
+from gops_solver.tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal_order, stage_matrix,
+                                stage_structure)
 from kernel_levels import timed_induction  # run as a script: benchmarks/ is on the path
 
 
@@ -41,18 +42,17 @@ def _draw(game, level, draws, seed, dims):
     """Fill columns 2-5 of ``dims`` (pattern, prize set, carry, reveal) with ``draws`` games in runs of the kernel's order.
 
     Each run starts at a pattern (stored, not its own mirror) and a place in
-    the kernel's order of reveals drawn uniformly (the reveals of every
-    prize set sorted by the set they leave hidden, ``level_kernel``'s
-    ``order``), and takes the games the kernel solves next for that pattern
-    (each reveal's carries the hands allow, then the next reveals) up to
-    ``_RUN`` games: consecutive games of the kernel are alike, and the
-    solver's branches are predicted accordingly.
+    the kernel's order of reveals drawn uniformly (``tables.reveal_order``),
+    and takes the games the kernel solves next for that pattern (each
+    reveal's carries the hands allow, then the next reveals) up to ``_RUN``
+    games: consecutive games of the kernel are alike, and the solver's
+    branches are predicted accordingly.
     """
     np.random.seed(seed)
     npat = len(level.canonical)
     nsets = len(level.sets)
     nrev = level.rev_prize.shape[1]
-    order = np.argsort(level.rev_set.ravel(), kind="mergesort")  # as level_kernel does
+    order = reveal_order(level)
     tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     t = 0
     while t < draws:

@@ -24,8 +24,8 @@ from numba import njit, objmode, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
-from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure, win_cells,
-                     win_gather)
+from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal_order, stage_matrix,
+                     stage_structure, win_cells, win_gather)
 
 
 @njit(parallel=True, cache=True)
@@ -44,7 +44,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     dmax_k = level.dmax
     nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
-    order = np.argsort(level.rev_set.ravel(), kind="mergesort")  # points: see below
+    order = reveal_order(level)  # points only
     for i in prange(len(ps)):
         rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
         p_out = ps[i]
@@ -67,13 +67,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
         games = 0
         fails = 0
         if not game.win:
-            # points: the reveals in the order of the prize set they leave
-            # hidden (``order``), so that consecutive games read the same row of
-            # every successor's block in the level below, and the rows of
-            # consecutive sets lie close; each set's and carry's average is
-            # summed in the same order whatever the chunk of sets
-            # the carries each set allows, listed once: the inner loop then
-            # has no branch on them
+            # the carries each set allows, listed once: the loop over the
+            # reveals (in reveal_order) then has no branch on them
             vstart = np.empty(nsets + 1, dtype=np.int64)
             vci = np.empty(nsets * nc, dtype=np.int16)
             nv = 0

@@ -239,6 +239,18 @@ def read_value(table, h, s, c, d):
     return sign * table.R[slot * table.block + table.offset[p] + c * nd + d + table.dmax]
 
 
+@njit(cache=True)
+def reveal_order(level):
+    """The reveals of a :class:`LevelAxes`, flat indices ``set * r + j``, sorted by the set they leave hidden.
+
+    The `points` kernel takes its reveals in this order, so that consecutive
+    games read the same row of every successor's block in the level below.
+    The sort is stable: each set's reveals keep one relative order whatever
+    the other sets, so a set's average sums in the same order in any chunk.
+    """
+    return np.argsort(level.rev_set.ravel(), kind="mergesort")
+
+
 @njit(cache=True, inline="always")
 def stage_entry(game, prev, k, o, pot, d, ci, s_prev, sum_prev, succ):
     """Value for A of one cell of a stage game at level ``k``: the bids' outcome ``o`` is known.
