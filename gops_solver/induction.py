@@ -45,6 +45,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
     order = reveal_order(level)  # points only
+    pot_len = level.cvals[-1] + (level.rev_prize.max() if level.rev_prize.size else 0) + 1
     for i in prange(len(ps)):
         rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
         p_out = ps[i]
@@ -80,6 +81,13 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         nv += 1
             vstart[nsets] = nv
             acc_p = np.zeros(nv, dtype=np.float64)
+            # The game depends on the pattern, the set left hidden and the pot
+            # alone (stage_matrix): a carry c with prize p and c' with p' where
+            # c + p = c' + p' play the same game. Reveals come grouped by the
+            # set they leave hidden (reveal_order), so each pot's last value
+            # and the set it was solved for serve the rest of the group.
+            pot_val = np.empty(pot_len, dtype=np.float64)
+            pot_set = np.full(pot_len, -1, dtype=np.int64)
             if not sym:  # a symmetric pattern's value is 0: nothing to solve
                 for t in range(nsets * nrev):
                     q = order[t]
@@ -88,15 +96,21 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                     p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
                     for vi in range(vstart[si], vstart[si + 1]):
                         ci = np.int64(vci[vi])
-                        stage_matrix(game, prev, k, stage, level.cvals[ci] + p, 0, ci, s_prev, sum_prev, M)
+                        pot = level.cvals[ci] + p
+                        games += 1
+                        if pot_set[pot] == s_prev:
+                            acc_p[vi] += pot_val[pot]
+                            continue
+                        stage_matrix(game, prev, k, stage, pot, 0, ci, s_prev, sum_prev, M)
                         if use_highs:
                             v, st = _highs_solve(M, na, nb)
                         else:
                             v, st = solve_stage(M, na, nb, x, y, work)
-                        games += 1
                         if st != 0 or not np.isfinite(v):
                             fails += 1
                             _keep_failed(M, na, nb, failed_game)
+                        pot_val[pot] = v
+                        pot_set[pot] = s_prev
                         acc_p[vi] += v
             for si in range(nsets):
                 for vi in range(vstart[si], vstart[si + 1]):
