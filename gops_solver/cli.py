@@ -614,13 +614,14 @@ def info(cards, tie, objective, order, as_json, as_csv, match, draw):
         click.echo(dumps({**pr.to_dict(), "blocked": plan.to_dict() if plan else None}))
         return
     if as_csv:
-        click.echo(csv_text(RULES_HEADER + ["k", "stage_games", "table_bytes"],
-                            [rules_cells(rules) + [lv["k"], lv["stage_games"], lv["table_bytes"]]
+        click.echo(csv_text(RULES_HEADER + ["k", "stage_games", "stage_solves", "table_bytes"],
+                            [rules_cells(rules) + [lv["k"], lv["stage_games"], lv["stage_solves"], lv["table_bytes"]]
                              for lv in pr.levels]))
         return
     click.echo(f"rules          {rules.describe()}")
     click.echo(f"table entries  {pr.table_entries:,}")
-    click.echo(f"stage games    {pr.stage_games:,}")
+    solved = f" ({pr.stage_solves:,} solved: equal games once)" if pr.stage_solves != pr.stage_games else ""
+    click.echo(f"stage games    {pr.stage_games:,}{solved}")
     click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB with --out (this machine: {ram / gib:.1f} GiB); "
                f"{pr.in_memory_bytes / gib:.2f} GiB without")
     click.echo(f"solution file  {pr.table_bytes / gib:.2f} GiB")

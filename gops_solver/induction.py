@@ -248,6 +248,45 @@ def set_work(space, k: int) -> np.ndarray:
     return per_set * (k if space.random_order else 1)
 
 
+def level_solves(space, k: int) -> int:
+    """Stage games level k hands to the solver: :func:`level_work` less the repeats the kernel skips.
+
+    Under ``points`` a game is fixed by its pattern, the set left hidden and
+    the pot (carry plus revealed prize), and :func:`level_kernel` solves each
+    such game once per pattern; under the carry rule many carries and
+    reveals meet at one pot. Under ``win`` every game counts.
+    """
+    if space.win or k == 0:
+        return level_work(space, k)
+    lay = space.layouts[k]
+    us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
+    plain = ~((space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror)
+    level = level_axes(space, k)
+    pot_len = int(level.cvals[-1]) + int(level.rev_prize.max()) + 1
+    total = 0
+    for u in np.unique(us[plain]):
+        total += int(np.count_nonzero(plain & (us == u))) * _distinct_games(
+            level, space.union_cap - u, len(space.sets[k - 1]), pot_len)
+    return total
+
+
+@njit(cache=True)
+def _distinct_games(level, cap, nsets_prev, pot_len):
+    """Distinct (set left hidden, pot) pairs of one pattern whose hands allow ``cap`` more ties."""
+    seen = np.zeros((nsets_prev, pot_len), dtype=np.bool_)
+    count = 0
+    for si in range(len(level.sets)):
+        for ci in range(len(level.cvals)):
+            if level.min_ties[si, ci] > cap:
+                continue
+            for j in range(level.rev_prize.shape[1]):
+                s_prev, pot = level.rev_set[si, j], level.cvals[ci] + level.rev_prize[si, j]
+                if not seen[s_prev, pot]:
+                    seen[s_prev, pot] = True
+                    count += 1
+    return count
+
+
 def level0_table(space) -> np.ndarray:
     """The table after the last round: the end payoff ``term(d)`` under ``win``, 0 under ``points``.
 

@@ -57,10 +57,14 @@ class Projection:
     in_memory_bytes : int
         ``table_bytes`` plus overhead: the memory of a solve without ``out``.
     seconds : float
-        Projected wall time at :data:`GAMES_PER_SECOND`.
+        Projected wall time: ``stage_solves`` at :data:`GAMES_PER_SECOND`.
     machine_bytes : int
     levels : list of dict
-        ``{"k", "stage_games", "table_bytes"}`` per level.
+        ``{"k", "stage_games", "stage_solves", "table_bytes"}`` per level.
+    stage_solves : int
+        Stage games handed to the solver: under ``points`` a game equal to one
+        already solved for the same pattern is not solved again
+        (:func:`~.induction.level_solves`; fewer under the carry rule).
     """
 
     rules: Rules
@@ -72,6 +76,7 @@ class Projection:
     seconds: float
     machine_bytes: int
     levels: list = field(default_factory=list, repr=False)
+    stage_solves: int = 0
 
     @property
     def table_entries(self) -> int:
@@ -104,7 +109,7 @@ class Projection:
     def to_dict(self) -> dict:
         """JSON-ready figures (the form ``gops info --json`` prints)."""
         return {"rules": self.rules.to_dict(), "table_entries": self.table_entries,
-                "stage_games": self.stage_games, "memory_bytes": self.memory_bytes,
+                "stage_games": self.stage_games, "stage_solves": self.stage_solves, "memory_bytes": self.memory_bytes,
                 "file_bytes": self.table_bytes, "projected_seconds": self.seconds,
                 "machine_memory_bytes": self.machine_bytes, "fits": self.fits, "levels": self.levels}
 
@@ -121,11 +126,11 @@ def project(rules: Rules, machine_bytes: int | None = None) -> Projection:
     from .solution import projected_work
     w = projected_work(rules)
     ram = machine_memory() if machine_bytes is None else int(machine_bytes)
-    levels = [{"k": k, "stage_games": g, "table_bytes": b}
-              for k, (g, b) in enumerate(zip(w["stage_games"], w["table_bytes"]))]
+    levels = [{"k": k, "stage_games": g, "stage_solves": v, "table_bytes": b}
+              for k, (g, v, b) in enumerate(zip(w["stage_games"], w["stage_solves"], w["table_bytes"]))]
     return Projection(rules, w["total_games"], w["total_bytes"], w["peak_bytes"], w["peak_bytes"] + OVERHEAD_BYTES,
-                      w["total_bytes"] + OVERHEAD_BYTES, w["total_games"] / GAMES_PER_SECOND[rules.objective], ram,
-                      levels)
+                      w["total_bytes"] + OVERHEAD_BYTES, w["total_solves"] / GAMES_PER_SECOND[rules.objective], ram,
+                      levels, w["total_solves"])
 
 
 def evaluation_measured(rules: Rules) -> bool:

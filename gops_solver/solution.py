@@ -22,7 +22,7 @@ import numpy as np
 from .checkpoint import Checkpointer
 from .constants import VALUE_TOL
 from .encoding import StateSpace, full_space  # noqa: F401  (full_space is public here)
-from .induction import level_work, run_induction
+from .induction import level_solves, level_work, run_induction
 from .query import QueryResult, query_state  # noqa: F401  (QueryResult is public here)
 from .storage import check_out_path, clean_stale_temps, notify, read_solution, write_solution
 from .rules import Rules, validate_state
@@ -449,7 +449,9 @@ def projected_work(rules: Rules) -> dict:
     """
     space = full_space(rules)
     games = [level_work(space, k) for k in range(rules.n + 1)]
+    solves = [level_solves(space, k) for k in range(rules.n + 1)]
     nbytes = [space.size(k) * 8 for k in range(rules.n + 1)]
     peak = max(a + b for a, b in zip(nbytes, nbytes[1:])) if rules.n else nbytes[0]
-    return {"stage_games": games, "total_games": sum(games), "table_bytes": nbytes,
+    return {"stage_games": games, "total_games": sum(games), "stage_solves": solves, "total_solves": sum(solves),
+            "table_bytes": nbytes,
             "total_bytes": sum(nbytes), "peak_bytes": peak, "space": space}

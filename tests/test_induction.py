@@ -1,0 +1,60 @@
+"""induction.py: the level kernel solves each distinct stage game of a pattern once, and counts every state's game."""
+
+import numpy as np
+import pytest
+
+import gops_solver.induction as induction
+from gops_solver import Rules
+from gops_solver.constants import MAX_CARDS
+from gops_solver.encoding import full_space
+from gops_solver.induction import level_solves, level_work, run_induction
+from gops_solver.tables import game_axes, level_axes, level_table
+
+pytestmark = pytest.mark.nojit
+
+
+@pytest.mark.parametrize("tie, order", [("carry", "random"), ("discard", "random"), ("carry", "descending")])
+def test_points_kernel_solves_equal_games_once(monkeypatch, tie, order):
+    # RULES.md: a round's stage game is fixed by the hands, the pot and the prizes left
+    # hidden (naive.naive_stage_matrix takes nothing else), so under the carry rule a carry
+    # c with prize p and a carry c' with prize p' where c + p = c' + p' play one game. The
+    # kernel, run as plain Python with a counting solver, must hand each such game to the
+    # solver once (level_solves), still count one game per state and reveal (level_work),
+    # and fill the same table as the jitted kernel.
+    space = full_space(Rules(5, tie, "points", order))
+    tables, _ = run_induction(space)
+    game = game_axes(space)
+    calls = [0]
+    real = induction.solve_stage
+
+    def counting(M, m, n, x, y, work):
+        calls[0] += 1
+        return real(M, m, n, x, y, work)
+
+    monkeypatch.setattr(induction, "solve_stage", counting)
+    kernel = getattr(induction.level_kernel, "py_func", induction.level_kernel)
+    work_total = solves_total = 0
+    for k in range(1, 6):
+        level = level_axes(space, k)
+        prev = level_table(space, k - 1, tables[k - 1])
+        R = np.full(space.size(k), np.nan)
+        ps = np.arange(len(level.canonical), dtype=np.int64)
+        games = np.zeros(len(ps), np.int64)
+        fails = np.zeros(len(ps), np.int64)
+        calls[0] = 0
+        kernel(game, level, prev, ps, R, games, fails, np.zeros(2 + MAX_CARDS * MAX_CARDS), False)
+        assert not fails.any()
+        assert calls[0] == level_solves(space, k)
+        assert int(games.sum()) == level_work(space, k)
+        assert np.array_equal(R, tables[k], equal_nan=True)
+        work_total += level_work(space, k)
+        solves_total += calls[0]
+    if tie == "carry" and order == "random":
+        assert solves_total < work_total  # 5 cards: 1,270 solves for 1,882 games
+    else:
+        assert solves_total == work_total  # no two reveals meet at one pot
+
+
+def test_level_solves_under_win_counts_every_game():
+    space = full_space(Rules(5, "carry", "win"))
+    assert [level_solves(space, k) for k in range(6)] == [level_work(space, k) for k in range(6)]
