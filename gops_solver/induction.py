@@ -44,7 +44,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     dmax_k = level.dmax
     nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
-    order = reveal_order(level)  # points only
+    order = reveal_order(level)
     pot_len = level.cvals[-1] + (level.rev_prize.max() if level.rev_prize.size else 0) + 1
     for i in prange(len(ps)):
         rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
@@ -61,7 +61,6 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
         y = np.empty(MAX_CARDS, dtype=np.float64)
         work = np.empty(WORK, dtype=np.float64)
         cells = np.empty((MAX_CARDS * MAX_CARDS, 6), dtype=np.int64)
-        acc = np.empty(nd, dtype=np.float64)
         cap = game.union_cap - u
         nc = level.ncarry[p_out]
         base = level.offset[p_out]
@@ -116,31 +115,38 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                 for vi in range(vstart[si], vstart[si + 1]):
                     R_out[base + (si * nc + vci[vi]) * nd + dmax_k] = acc_p[vi] / nrev
         else:
+            # As under points, a carry c with prize p and c' with p' where
+            # c + p = c' + p' play the same games at every difference
+            # (win_cells and the range of differences depend on the pot and the
+            # set left hidden alone): the reveals come grouped by the set they
+            # leave hidden, and each pot's games are solved once per group.
+            # Sums go straight into R_out, zeroed first where the loops write.
             for si in range(nsets):
-                mask = level.sets[si]
-                S = game.set_sum[mask] if game.random_order else level.hidden_sum
                 for ci in range(nc):
-                    if level.min_ties[si, ci] > cap:
-                        continue  # this carry needs more ties than the hands allow
-                    c = level.cvals[ci]
-                    dlim = min(S + c + tmax - 1, game.diff_reach - S - c, dmax_k)
-                    if dlim < 0:
-                        continue
-                    dlo = 0 if sym else -dlim
+                    dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
                     row = base + (si * nc + ci) * nd + dmax_k
-                    # reveal by reveal, the differences in order: each cell's
-                    # reads walk along one row below (win_cells), and a game
-                    # equal to the previous difference's keeps its value
                     for d in range(dlo, dlim + 1):
-                        acc[d + dmax_k] = 0.0
-                    for j in range(nrev):
-                        p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
-                        win_cells(game, prev, k, stage, c + p, ci, s_prev, sum_prev, cells)
+                        R_out[row + d] = 0.0
+            pot_vals = np.empty((pot_len, nd), dtype=np.float64)
+            pot_set = np.full(pot_len, -1, dtype=np.int64)
+            for t in range(nsets * nrev):
+                q = order[t]
+                si = q // nrev
+                j = q - si * nrev
+                p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
+                for ci in range(nc):
+                    dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
+                    if dlim < dlo:
+                        continue
+                    pot = level.cvals[ci] + p
+                    if pot_set[pot] != s_prev:
+                        # the differences in order: each cell's reads walk along one
+                        # row below, and a game equal to the previous difference's
+                        # keeps its value
+                        win_cells(game, prev, k, stage, pot, ci, s_prev, sum_prev, cells)
                         v = np.nan
                         first = True
                         for d in range(dlo, dlim + 1):
-                            if sym and d == 0:
-                                continue
                             changed = win_gather(game, prev, stage, cells, d, M)
                             if changed or first:
                                 if use_highs:
@@ -150,19 +156,44 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                                 if st != 0 or not np.isfinite(v):
                                     fails += 1
                                     _keep_failed(M, na, nb, failed_game)
-                            games += 1
                             first = False
-                            acc[d + dmax_k] += v
+                            pot_vals[pot, d + dmax_k] = v
+                        pot_set[pot] = s_prev
+                    row = base + (si * nc + ci) * nd + dmax_k
                     for d in range(dlo, dlim + 1):
-                        if sym and d == 0:
-                            R_out[row] = 0.0  # symmetric position: value 0
-                            continue
-                        val = acc[d + dmax_k] / nrev
+                        R_out[row + d] += pot_vals[pot, d + dmax_k]
+                    games += dlim - dlo + 1
+            for si in range(nsets):
+                for ci in range(nc):
+                    dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
+                    if dlim < 0:
+                        continue
+                    row = base + (si * nc + ci) * nd + dmax_k
+                    if sym:
+                        R_out[row] = 0.0  # symmetric position: value 0
+                    for d in range(dlo, dlim + 1):
+                        val = R_out[row + d] / nrev
                         R_out[row + d] = val
                         if sym:
                             R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
         games_out[i] = games
         fails_out[i] = fails
+
+
+@njit(cache=True, inline="always")
+def _win_range(game, level, si, ci, cap, sym, tmax, dmax_k):
+    """The differences ``dlo..dlim`` whose games set ``si`` with carry ``ci`` solves under ``win`` (empty: dlim < dlo).
+
+    None if the carry needs more ties than the hands allow (``cap``), none
+    beyond where the game is decided either way; a symmetric pattern solves
+    ``d > 0`` only (``d = 0`` is worth 0, ``-d`` is the mirror).
+    """
+    if level.min_ties[si, ci] > cap:
+        return 1, -1
+    S = game.set_sum[level.sets[si]] if game.random_order else level.hidden_sum
+    c = level.cvals[ci]
+    dlim = min(S + c + tmax - 1, game.diff_reach - S - c, dmax_k)
+    return (1 if sym else -dlim), dlim
 
 
 @njit(cache=True)
@@ -249,41 +280,54 @@ def set_work(space, k: int) -> np.ndarray:
 
 
 def level_solves(space, k: int) -> int:
-    """Stage games level k hands to the solver: :func:`level_work` less the repeats the kernel skips.
+    """Stage games level k builds for the solver: :func:`level_work` less the repeats the kernel skips.
 
-    Under ``points`` a game is fixed by its pattern, the set left hidden and
-    the pot (carry plus revealed prize), and :func:`level_kernel` solves each
-    such game once per pattern; under the carry rule many carries and
-    reveals meet at one pot. Under ``win`` every game counts.
+    A game is fixed by its pattern, the set left hidden and the pot (carry
+    plus revealed prize), and difference under ``win``; :func:`level_kernel`
+    builds each such game once per pattern. Under the carry rule many carries
+    and reveals meet at one pot; under ``discard`` nothing repeats. (Under
+    ``win`` a game equal to the previous difference's is not solved again
+    either, so the solver may see fewer.)
     """
-    if space.win or k == 0:
-        return level_work(space, k)
+    if k == 0:
+        return 0
     lay = space.layouts[k]
     us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
-    plain = ~((space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror)
-    level = level_axes(space, k)
+    sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
+    game, level = game_axes(space), level_axes(space, k)
     pot_len = int(level.cvals[-1]) + int(level.rev_prize.max()) + 1
     total = 0
-    for u in np.unique(us[plain]):
-        total += int(np.count_nonzero(plain & (us == u))) * _distinct_games(
-            level, space.union_cap - u, len(space.sets[k - 1]), pot_len)
+    for u in np.unique(us):
+        for is_sym in (False, True):
+            count = int(np.count_nonzero((sym == is_sym) & (us == u)))
+            if count:
+                total += count * _distinct_games(game, level, space.union_cap - u, is_sym, len(space.sets[k - 1]),
+                                                 pot_len)
     return total
 
 
 @njit(cache=True)
-def _distinct_games(level, cap, nsets_prev, pot_len):
-    """Distinct (set left hidden, pot) pairs of one pattern whose hands allow ``cap`` more ties."""
+def _distinct_games(game, level, cap, sym, nsets_prev, pot_len):
+    """Games one pattern builds (:func:`level_kernel`): each (set left hidden, pot) once, times its differences."""
+    if sym and not game.win:
+        return 0  # value 0, nothing solved
+    tmax = len(game.term) // 2
     seen = np.zeros((nsets_prev, pot_len), dtype=np.bool_)
     count = 0
     for si in range(len(level.sets)):
         for ci in range(len(level.cvals)):
-            if level.min_ties[si, ci] > cap:
+            if game.win:
+                dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, level.dmax)
+                n_d = dlim - dlo + 1
+            else:
+                n_d = 1 if level.min_ties[si, ci] <= cap else 0
+            if n_d <= 0:
                 continue
             for j in range(level.rev_prize.shape[1]):
                 s_prev, pot = level.rev_set[si, j], level.cvals[ci] + level.rev_prize[si, j]
                 if not seen[s_prev, pot]:
                     seen[s_prev, pot] = True
-                    count += 1
+                    count += n_d
     return count
 
 
