@@ -11,8 +11,6 @@ import click
 from .rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 _FORMATS = ("csv", "parquet", "npz", "openspiel")
-#: stage games per second of a solve, the low end of README's measurements (2 cores)
-_GAMES_PER_SECOND = 2.5e6
 #: an export without --solution solves the game first; past this it asks for a stored solution
 _MAX_SOLVE_SECONDS = 600
 
@@ -42,7 +40,8 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     level): the value and both optimal bid distributions.
     """
     from .export import DEFAULT_MAX_ROWS, to_frame, write
-    from .solution import load, projected_work, solve
+    from .projection import FITS, project
+    from .solution import load, solve
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     t0 = time.perf_counter()
@@ -58,14 +57,12 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         if cards is None:
             raise click.UsageError("give --solution FILE, or --cards N (and the rules) to solve here")
         rules = Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
-        need = projected_work(rules)["total_bytes"]
-        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        if need > 0.6 * ram:
-            raise click.UsageError(f"solving {rules.describe()} in memory needs {need / 2**30:.1f} GiB of "
-                                   f"{ram / 2**30:.1f} GiB: solve it once with gops solve --out FILE, then "
-                                   f"export --solution FILE")
-        work = projected_work(rules)
-        seconds = work["total_games"] / _GAMES_PER_SECOND
+        pr = project(rules)
+        if pr.solve_fit(with_out=False) != FITS:
+            raise click.UsageError(f"solving {rules.describe()} in memory needs {pr.table_bytes / 2**30:.1f} GiB of "
+                                   f"{pr.machine_bytes / 2**30:.1f} GiB: solve it once with gops solve --out FILE, "
+                                   f"then export --solution FILE")
+        seconds = pr.seconds
         if seconds > _MAX_SOLVE_SECONDS:
             raise click.UsageError(f"solving {rules.describe()} takes about {seconds / 60:.0f} min: solve it once "
                                    f"with gops solve --out FILE, then export --solution FILE")

@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 from gops_solver import Rules, projected_work
 from gops_solver.cli import cli
-from gops_solver.projection import (FITS, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration, evaluation_measured,
-                                    project)
+from gops_solver.projection import (FITS, GAMES_PER_SECOND, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
+                                    evaluation_measured, project)
 
 pytestmark = pytest.mark.nojit
 
@@ -20,6 +20,10 @@ def test_figures_come_from_projected_work():
     assert (p.stage_games, p.table_bytes, p.peak_bytes) == (w["total_games"], w["total_bytes"], w["peak_bytes"])
     assert p.memory_bytes == w["peak_bytes"] + OVERHEAD_BYTES and p.table_entries == w["total_bytes"] // 8
     assert [lv["stage_games"] for lv in p.levels] == w["stage_games"]
+    # time comes from the games the kernel builds (equal games once), at the rule's measured rate
+    assert [lv["stage_solves"] for lv in p.levels] == w["stage_solves"] and p.stage_solves == w["total_solves"]
+    assert 0 < p.stage_solves < p.stage_games  # carry: carries and reveals meet at one pot
+    assert p.seconds == pytest.approx(w["total_solves"] / GAMES_PER_SECOND["win", "carry"])
 
 
 def test_verdicts_at_their_thresholds():
