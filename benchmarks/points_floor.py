@@ -10,9 +10,9 @@ order of reveals drawn uniformly, then that reveal's carries and the next
 reveals),
 builds them with the kernel's own builder (``tables.stage_matrix``) and
 times ``stage.solve_stage`` alone on them in a tight loop (batches of 500
-games, which stay in cache, best of three passes each). The level's exact
-game count (``induction.level_work``) times that time per game is what
-solving alone costs; the rest of the kernel's time is building the games,
+games, which stay in cache, best of three passes each). The exact count of
+games the level solves (``induction.level_solves``: under carry, equal games
+once per pattern) times that time per game is what solving alone costs; the rest of the kernel's time is building the games,
 reading the level below and the loops. The share says how far any change
 outside the stage solver can take the kernel.
 
@@ -216,11 +216,11 @@ def main():
     game = game_axes(space)
     print(f"n = {args.n} {args.tie}/points, one stage-solver thread, {args.samples} games drawn per level")
     extra = " dominance removed first s | ratio |" if args.dominance else ""
-    print("| level | stage games | mean cells | kernel s | solving alone s | share |" + extra)
+    print("| level | stage games solved | mean cells | kernel s | solving alone s | share |" + extra)
     print("|---|---|---|---|---|---|" + ("---|---|" if args.dominance else ""))
     tot_k = tot_s = tot_d = 0.0
     for k in range(2, args.n + 1):
-        games = induction.level_work(space, k)
+        games = induction.level_solves(space, k)
         if games == 0:
             continue
         level = level_axes(space, k)
