@@ -13,7 +13,10 @@ Tables are flat and hold canonical patterns only (``swap[h] >= h``, see
 difference, ``R[swap[h], s, c, -d] = -R[h, s, c, d]``, so
 :func:`~.tables.read_value` reads the other half through the mirror. The
 stage game of each entry is built by :func:`~.tables.stage_matrix`, the
-builder every other reader of the tables shares.
+builder every other reader of the tables shares (under ``points`` in two
+steps with the same entries: :func:`~.tables.points_base` reads what every
+pot's game with one set left hidden shares, :func:`~.tables.points_game`
+adds the pot).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from numba import njit, objmode, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
-from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal_order, stage_matrix,
+from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_base, points_game, reveal_order,
                      stage_structure, win_cells, win_gather)
 
 
@@ -84,15 +87,18 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
             # alone (stage_matrix): a carry c with prize p and c' with p' where
             # c + p = c' + p' play the same game. Reveals come grouped by the
             # set they leave hidden (reveal_order), so each pot's last value
-            # and the set it was solved for serve the rest of the group.
+            # and the set it was solved for serve the rest of the group, and
+            # what the group's games share is read from the level below once (W).
             pot_val = np.empty(pot_len, dtype=np.float64)
             pot_set = np.full(pot_len, -1, dtype=np.int64)
+            W = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
+            base_set = -1  # the set W was read for
             if not sym:  # a symmetric pattern's value is 0: nothing to solve
                 for t in range(nsets * nrev):
                     q = order[t]
                     si = q // nrev
                     j = q - si * nrev
-                    p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
+                    p, s_prev = rev_prize[si, j], rev_set[si, j]
                     for vi in range(vstart[si], vstart[si + 1]):
                         ci = np.int64(vci[vi])
                         pot = level.cvals[ci] + p
@@ -100,7 +106,10 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         if pot_set[pot] == s_prev:
                             acc_p[vi] += pot_val[pot]
                             continue
-                        stage_matrix(game, prev, k, stage, pot, 0, ci, s_prev, sum_prev, M)
+                        if base_set != s_prev:
+                            points_base(game, prev, k, stage, s_prev, W)
+                            base_set = s_prev
+                        points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
                         if use_highs:
                             v, st = _highs_solve(M, na, nb)
                         else:

@@ -281,6 +281,43 @@ def stage_entry(game, prev, k, o, pot, d, ci, s_prev, sum_prev, succ):
     return read_value(prev, succ, s_prev, c2, dd)
 
 
+@njit(cache=True, inline="always")
+def points_base(game, prev, k, stage, s_prev, W):
+    """What every pot's ``points`` stage game with set ``s_prev`` left hidden shares, into ``W``.
+
+    Cell ``(a, b)`` of :func:`stage_matrix` is ``o * pot`` plus the value
+    below with no carry, except a tie under the carry rule, which carries
+    the pot; ``W`` receives that value with no carry (0 after the last
+    round, NaN outside the tabulated space), read once for a run of reveals
+    that leave one set hidden. :func:`points_game` finishes each pot's game.
+    """
+    for a in range(stage.na):
+        for b in range(stage.nb):
+            succ = stage.succ[a, b]
+            if k == 1:
+                W[a, b] = 0.0
+            elif succ < 0:
+                W[a, b] = np.nan
+            else:
+                W[a, b] = read_value(prev, succ, s_prev, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def points_game(game, prev, k, stage, pot, ci, s_prev, W, M):
+    """:func:`stage_matrix` under ``points`` from :func:`points_base`'s ``W``: only tied cells under carry read again.
+
+    Entry for entry the same numbers as :func:`stage_matrix` (``tests/test_tables.py``).
+    """
+    carry = game.carry and k > 1
+    for a in range(stage.na):
+        for b in range(stage.nb):
+            o = stage.outc[a, b]
+            if o == 0 and carry:
+                M[a, b] = stage_entry(game, prev, k, o, pot, 0, ci, s_prev, 0, stage.succ[a, b])
+            else:
+                M[a, b] = o * pot + W[a, b]
+
+
 @njit(cache=True)
 def stage_structure(tokens, u, lut, lut_off):
     """The :class:`Stage` of a pattern: its classes, successors and outcomes.
