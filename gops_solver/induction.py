@@ -193,7 +193,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
 def _win_range(game, level, si, ci, cap, sym, tmax, dmax_k):
     """The differences ``dlo..dlim`` whose games set ``si`` with carry ``ci`` solves under ``win`` (empty: dlim < dlo).
 
-    None if the carry needs more ties than the hands allow (``cap``), none
+    Empty if the carry needs more ties than the hands allow (``cap``); never
     beyond where the game is decided either way; a symmetric pattern solves
     ``d > 0`` only (``d = 0`` is worth 0, ``-d`` is the mirror).
     """

@@ -57,17 +57,20 @@ def test_imports_flow_one_way():
 
 def test_stage_games_are_built_in_one_place():
     # every stage game is built by tables.stage_matrix (from tables.stage_entry); nothing else
-    # calls stage_entry, and the induction, verify, the equilibrium policy and queries call the builder.
-    # The one specialisation, the win induction's gather (win_cells/win_gather, checked equal to
-    # stage_matrix in test_tables.py), lives next to it in tables.py and is called by the induction only
+    # calls stage_entry, and verify, the equilibrium policy and queries call the builder. The two
+    # specialisations of the induction, the win gather (win_cells/win_gather) and the points
+    # games of a run of reveals that leave one set hidden (points_base/points_game), both checked
+    # equal to stage_matrix in test_tables.py, live next to it in tables.py and are called by the
+    # induction only
     callers = {}
     for name, tree in _modules().items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 callers.setdefault(node.func.id, set()).add(name)
     assert callers["stage_entry"] == {"tables"}
-    assert {"induction", "verify", "strategies", "query"} <= callers["stage_matrix"]
+    assert {"verify", "strategies", "query"} <= callers["stage_matrix"]
     assert callers["win_cells"] == callers["win_gather"] == {"induction"}
+    assert callers["points_base"] == callers["points_game"] == {"induction"}
 
 
 def test_sizes_and_tolerances_are_named_in_constants_only():
