@@ -285,21 +285,16 @@ def stage_entry(game, prev, k, o, pot, d, ci, s_prev, sum_prev, succ):
 def points_base(game, prev, k, stage, s_prev, W):
     """What every pot's ``points`` stage game with set ``s_prev`` left hidden shares, into ``W``.
 
-    Cell ``(a, b)`` of :func:`stage_matrix` is ``o * pot`` plus the value
-    below with no carry, except a tie under the carry rule, which carries
-    the pot; ``W`` receives that value with no carry (0 after the last
-    round, NaN outside the tabulated space), read once for a run of reveals
-    that leave one set hidden. :func:`points_game` finishes each pot's game.
+    Under ``points`` cell ``(a, b)`` of :func:`stage_matrix` is ``o * pot``
+    plus what it is with no pot (:func:`stage_entry` at pot 0: the value
+    below, 0 after the last round, NaN outside the tabulated space), except
+    a tie under the carry rule, which carries the pot. ``W`` receives the
+    entries at pot 0, read once for a run of reveals that leave one set
+    hidden; :func:`points_game` finishes each pot's game.
     """
     for a in range(stage.na):
         for b in range(stage.nb):
-            succ = stage.succ[a, b]
-            if k == 1:
-                W[a, b] = 0.0
-            elif succ < 0:
-                W[a, b] = np.nan
-            else:
-                W[a, b] = read_value(prev, succ, s_prev, 0, 0)
+            W[a, b] = stage_entry(game, prev, k, stage.outc[a, b], 0, 0, 0, s_prev, 0, stage.succ[a, b])
 
 
 @njit(cache=True, inline="always")
