@@ -294,50 +294,44 @@ def level_solves(space, k: int) -> int:
     A game is fixed by its pattern, the set left hidden and the pot (carry
     plus revealed prize), and difference under ``win``; :func:`level_kernel`
     builds each such game once per pattern. Under the carry rule many carries
-    and reveals meet at one pot; under ``discard`` nothing repeats. (Under
+    and reveals meet at one pot; under ``discard`` the pot is the prize, which
+    with the set left hidden gives back the set, so nothing repeats. (Under
     ``win`` a game equal to the previous difference's is not solved again
-    either, so the solver may see fewer.)
+    either, so the solver may see fewer.) Plain numpy: ``gops info`` and a
+    solve's start-up compile nothing for it.
     """
-    if k == 0:
-        return 0
+    if k == 0 or not space.carry:
+        return level_work(space, k)
     lay = space.layouts[k]
     us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
     sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
-    game, level = game_axes(space), level_axes(space, k)
-    pot_len = int(level.cvals[-1]) + int(level.rev_prize.max()) + 1
+    level = level_axes(space, k)
+    cvals = np.asarray(level.cvals, np.int64)
+    prize, below = np.asarray(level.rev_prize, np.int64), np.asarray(level.rev_set, np.int64)
+    pot_len = int(cvals[-1]) + int(prize.max()) + 1
+    # one key per (set left hidden, pot), for every (set, carry, reveal)
+    keys = below[:, None, :] * pot_len + cvals[None, :, None] + prize[:, None, :]
+    mt = np.asarray(level.min_ties, np.int64)[:, :, None]
+    if space.win:
+        S = (space.prize_sets.set_sum[space.sets[k]] if space.random_order
+             else np.full(len(space.sets[k]), space.hidden_sum(k)))[:, None]
+        dlim = np.minimum(np.minimum(S + cvals[None, :] + space.tmax - 1, space.diff_reach - S - cvals[None, :]),
+                          int(space.dmax[k]))
     total = 0
     for u in np.unique(us):
         for is_sym in (False, True):
             count = int(np.count_nonzero((sym == is_sym) & (us == u)))
-            if count:
-                total += count * _distinct_games(game, level, space.union_cap - u, is_sym, len(space.sets[k - 1]),
-                                                 pot_len)
-    return total
-
-
-@njit(cache=True)
-def _distinct_games(game, level, cap, sym, nsets_prev, pot_len):
-    """Games one pattern builds (:func:`level_kernel`): each (set left hidden, pot) once, times its differences."""
-    if sym and not game.win:
-        return 0  # value 0, nothing solved
-    tmax = len(game.term) // 2
-    seen = np.zeros((nsets_prev, pot_len), dtype=np.bool_)
-    count = 0
-    for si in range(len(level.sets)):
-        for ci in range(len(level.cvals)):
-            if game.win:
-                dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, level.dmax)
-                n_d = dlim - dlo + 1
+            if count == 0 or (is_sym and not space.win):
+                continue  # a symmetric pattern's value is 0 under points: nothing solved
+            if space.win:
+                n_d = np.maximum(dlim - (1 if is_sym else -dlim) + 1, 0)[:, :, None]
             else:
-                n_d = 1 if level.min_ties[si, ci] <= cap else 0
-            if n_d <= 0:
-                continue
-            for j in range(level.rev_prize.shape[1]):
-                s_prev, pot = level.rev_set[si, j], level.cvals[ci] + level.rev_prize[si, j]
-                if not seen[s_prev, pot]:
-                    seen[s_prev, pot] = True
-                    count += n_d
-    return count
+                n_d = np.ones((1, 1, 1), np.int64)
+            n_d = np.where(mt <= space.union_cap - u, n_d, 0) * np.ones_like(keys)
+            live = n_d > 0
+            _, first = np.unique(keys[live], return_index=True)
+            total += count * int(n_d[live][first].sum())
+    return total
 
 
 def level0_table(space) -> np.ndarray:
