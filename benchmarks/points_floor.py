@@ -12,8 +12,9 @@ builds them with the kernel's own builder (``tables.stage_matrix``) and
 times ``stage.solve_stage`` alone on them in a tight loop (batches of 500
 games, which stay in cache, best of three passes each). The exact count of
 games the level solves (``induction.level_solves``: under carry, equal games
-once per pattern) times that time per game is what solving alone costs; the rest of the kernel's time is building the games,
-reading the level below and the loops. The share says how far any change
+once per pattern) times that time per game is what solving alone costs; the
+rest of the kernel's time is building the games, reading the level below and
+the loops. The share says how far any change
 outside the stage solver can take the kernel.
 
 ``--dominance`` also times the same games with weakly dominated rows and

@@ -252,33 +252,48 @@ def _highs_value(M, na, nb):
 
 
 def level_work(space, k: int) -> int:
-    """Exact number of stage games level k will solve."""
+    """Exact number of stage games of level k: one per stored state, reveal and (``win``) difference.
+
+    Games equal to one already solved count too; :func:`level_solves` counts
+    those the kernel builds.
+    """
     return int(set_work(space, k).sum())
 
 
+def _stored_patterns(space, k: int):
+    """Hand-value counts ``u`` of level k's stored patterns, and which are their own mirror (value 0)."""
+    lay = space.layouts[k]
+    us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
+    sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
+    return us, sym
+
+
+def _win_dlim(space, k: int) -> np.ndarray:
+    """``win``: the largest difference solved per (prize set, carry) of level k; none if negative (:func:`_win_range`)."""
+    if space.random_order:
+        S = space.prize_sets.set_sum[space.sets[k]][:, None]
+    else:
+        S = np.full((1, 1), space.hidden_sum(k))
+    c = np.asarray(space.cvals[k], np.int64)[None, :]
+    return np.minimum(np.minimum(S + c + space.tmax - 1, space.diff_reach - S - c), space.dmax[k])
+
+
 def set_work(space, k: int) -> np.ndarray:
-    """Stage games level k solves for each of its prize sets (one block each, :mod:`~.blocked`).
+    """Stage games of level k per prize set (one block each, :mod:`~.blocked`), as :func:`level_work` counts them.
 
     Mirrors the loops of :func:`level_kernel`, vectorised over patterns.
     """
     if k == 0:
         return np.zeros(1, np.int64)
-    lay = space.layouts[k]
-    us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
-    sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
-    if space.random_order:
-        S = space.prize_sets.set_sum[space.sets[k]][:, None]
-    else:
-        S = np.full((1, 1), space.hidden_sum(k))
-    c = space.cvals[k][None, :]
+    us, sym = _stored_patterns(space, k)
+    mt = space.min_ties[k].astype(np.int64)
     if space.win:
-        dlim = np.minimum(np.minimum(S + c + space.tmax - 1, space.diff_reach - S - c), space.dmax[k])
+        dlim = _win_dlim(space, k)
         full = np.where(dlim >= 0, 2 * dlim + 1, 0)
         half = np.where(dlim >= 0, dlim, 0)  # symmetric patterns: d > 0 only
     else:
-        full = np.ones_like(S + c)
-        half = np.zeros_like(S + c)
-    mt = space.min_ties[k].astype(np.int64)
+        full = np.ones_like(mt)
+        half = np.zeros_like(mt)
     per_set = np.zeros(len(space.sets[k]), np.int64)
     for u in np.unique(us):
         valid = mt <= space.union_cap - u
@@ -302,9 +317,7 @@ def level_solves(space, k: int) -> int:
     """
     if k == 0 or not space.carry:
         return level_work(space, k)
-    lay = space.layouts[k]
-    us = space.patterns.level_u[k][lay.canonical].astype(np.int64)
-    sym = (space.patterns.level_swap[k][lay.canonical] == lay.canonical) & space.mirror
+    us, sym = _stored_patterns(space, k)
     level = level_axes(space, k)
     cvals = np.asarray(level.cvals, np.int64)
     prize, below = np.asarray(level.rev_prize, np.int64), np.asarray(level.rev_set, np.int64)
@@ -312,11 +325,7 @@ def level_solves(space, k: int) -> int:
     # one key per (set left hidden, pot), for every (set, carry, reveal)
     keys = below[:, None, :] * pot_len + cvals[None, :, None] + prize[:, None, :]
     mt = np.asarray(level.min_ties, np.int64)[:, :, None]
-    if space.win:
-        S = (space.prize_sets.set_sum[space.sets[k]] if space.random_order
-             else np.full(len(space.sets[k]), space.hidden_sum(k)))[:, None]
-        dlim = np.minimum(np.minimum(S + cvals[None, :] + space.tmax - 1, space.diff_reach - S - cvals[None, :]),
-                          int(space.dmax[k]))
+    dlim = _win_dlim(space, k) if space.win else None
     total = 0
     for u in np.unique(us):
         for is_sym in (False, True):

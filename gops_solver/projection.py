@@ -52,7 +52,7 @@ class Projection:
     ----------
     rules : Rules
     stage_games : int
-        Stage games the solve will solve (exact).
+        Stage games of the solve, one per state, reveal and difference (exact).
     table_bytes : int
         All level tables (the size of the solution file's tables).
     peak_bytes : int
@@ -67,8 +67,8 @@ class Projection:
     levels : list of dict
         ``{"k", "stage_games", "stage_solves", "table_bytes"}`` per level.
     stage_solves : int
-        Stage games handed to the solver: under ``points`` a game equal to one
-        already solved for the same pattern is not solved again
+        Stage games the kernel builds: a game equal to one already built for
+        the same pattern, set left hidden and pot is not built again
         (:func:`~.induction.level_solves`; fewer under the carry rule).
     """
 

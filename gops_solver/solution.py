@@ -443,7 +443,9 @@ def projected_work(rules: Rules) -> dict:
     Returns
     -------
     dict
-        ``stage_games`` and ``table_bytes`` per level and in total, and
+        ``stage_games`` (every state's), ``stage_solves`` (those the kernel
+        builds, :func:`~.induction.level_solves`) and ``table_bytes`` per
+        level and in total, and
         ``peak_bytes``: the two largest adjacent levels (a solve with ``out``
         holds no more).
     """
