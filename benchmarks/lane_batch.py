@@ -1,0 +1,142 @@
+"""A lane-batched simplex (eight stage games at once in AVX-512 vectors) against ``solve_stage``: measured, not adopted.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/lane_batch.py 10 [discard|carry]
+
+The idea (3 December 2026): one hand pattern's stage games all have the same
+shape, so eight of them can share one tableau whose last axis is the game.
+Every step of the simplex (Dantzig's entering column, both passes of
+Harris's ratio test, the Tucker pivot) then works on ``<8 x double>``
+vectors with selects instead of branches. numba does not vectorise a loop
+over eight lanes of small arrays (it cannot rule out overlap, unrolls the
+loop and emits scalar code), so the vectors are LLVM values handed over by
+the intrinsics below. Each lane runs exactly the arithmetic of attempt 0
+of ``stage.solve_stage``, and games its fast paths settle or that leave the
+batch (Bland's rule, the pivot cap, a failed certificate) go to
+``solve_stage`` itself, so the values are equal bit for bit; this script
+checks that on every drawn game.
+
+It is slower: a batch runs as many pivots as its slowest lane (about 1.25 to
+1.35 times the mean on these games), and the per-lane work around the
+vector pivot (gathering the pivot column and row, labels, reading and
+certifying each answer) costs more than the scalar pivots it replaces. The
+scalar solver's pivot on a 6 x 6 game is about 60 ns.
+
+Draws games as ``points_floor.py`` does (runs of the kernel's own order,
+built by the kernel's builder) and times both solvers on them, best of
+three, one thread.
+"""
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+import gops_solver.induction as induction
+import points_floor as pf  # run as a script: benchmarks/ is on the path
+from gops_solver import Rules
+from gops_solver.constants import MAX_CARDS
+from gops_solver.encoding import full_space
+from gops_solver.stage import solve_stage
+from gops_solver.stagebatch import LANES, batch_shape, make_batch_work, solve_batch
+from gops_solver.tables import WORK, game_axes, level_axes, level_table
+from kernel_levels import timed_induction
+
+# ---- the comparison ----
+
+
+@njit(cache=True)
+def _scalar_all(mats, dims, vals):
+    """``solve_stage`` on every game, values into ``vals``."""
+    x = np.empty(MAX_CARDS)
+    y = np.empty(MAX_CARDS)
+    work = np.empty(WORK)
+    for t in range(len(mats)):
+        vals[t], _ = solve_stage(mats[t], dims[t, 0], dims[t, 1], x, y, work)
+
+
+@njit(cache=True)
+def _flush(bw, m, n, q, idx, values, status, vals):
+    solve_batch(bw, m, n, q, values, status)
+    for lane in range(q):
+        vals[idx[lane]] = values[lane]
+
+
+@njit(cache=True)
+def _batch_all(mats, dims, vals):
+    """The same games in batches of ``LANES`` of one shape (fast-path games by ``solve_stage``), values into ``vals``."""
+    bw = make_batch_work(WORK)
+    values = np.empty(LANES)
+    status = np.empty(LANES, np.int64)
+    idx = np.empty(LANES, np.int64)
+    q = 0
+    cm = cn = -1
+    for t in range(len(mats)):
+        m, n = dims[t, 0], dims[t, 1]
+        if q > 0 and (m != cm or n != cn):
+            _flush(bw, cm, cn, q, idx, values, status, vals)
+            q = 0
+        M = mats[t]
+        if batch_shape(m, n):
+            bw.G3[:m, :n, q] = M[:m, :n]
+            idx[q] = t
+            q += 1
+            cm, cn = m, n
+            if q == LANES:
+                _flush(bw, m, n, q, idx, values, status, vals)
+                q = 0
+        else:
+            vals[t], _ = solve_stage(M, m, n, bw.x, bw.y, bw.work)
+    if q > 0:
+        _flush(bw, cm, cn, q, idx, values, status, vals)
+
+
+def main():
+    n = int(sys.argv[1])
+    tie = sys.argv[2] if len(sys.argv) > 2 else "discard"
+    space = full_space(Rules(n=n, tie=tie, objective="points"))
+    tables, _ = timed_induction(space)
+    game = game_axes(space)
+    print(f"n = {n} {tie}/points, one thread, up to 20,000 games drawn per level")
+    print("| level | games solved | mean cells | scalar ns/game | batched ns/game | batched / scalar speed | values equal |")
+    print("|---|---|---|---|---|---|---|")
+    tot_s = tot_b = 0.0
+    for k in range(3, n + 1):
+        games = induction.level_solves(space, k)
+        if games == 0:
+            continue
+        level = level_axes(space, k)
+        prev = level_table(space, k - 1, tables[k - 1])
+        N = min(20000, games)
+        dims = np.zeros((N, 6), np.int64)
+        mats = np.zeros((N, MAX_CARDS, MAX_CARDS))
+        pf._draw(game, level, N, k, dims)
+        pf._build(game, level, prev, dims, mats)
+        v1 = np.empty(N)
+        v2 = np.empty(N)
+        _scalar_all(mats, dims, v1)
+        _batch_all(mats, dims, v2)
+        if not np.array_equal(v1, v2):
+            raise SystemExit(f"level {k}: batched values differ from solve_stage's by up to {np.max(np.abs(v1 - v2)):.1e}")
+        ts = tb = 0.0
+        for b0 in range(0, N, pf._BATCH):
+            # a chunk of games fits in L2, as the kernel's one game does; best of three, alternated
+            sl = slice(b0, b0 + pf._BATCH)
+            best_s = best_b = np.inf
+            for _ in range(3):
+                t0 = time.perf_counter()
+                _scalar_all(mats[sl], dims[sl], v1[sl])
+                best_s = min(best_s, time.perf_counter() - t0)
+                t0 = time.perf_counter()
+                _batch_all(mats[sl], dims[sl], v2[sl])
+                best_b = min(best_b, time.perf_counter() - t0)
+            ts += best_s
+            tb += best_b
+        tot_s += ts / N * games
+        tot_b += tb / N * games
+        cells = float(np.mean(dims[:, 0] * dims[:, 1]))
+        print(f"| {k} | {games:,} | {cells:.1f} | {ts / N * 1e9:.0f} | {tb / N * 1e9:.0f} | {ts / tb:.2f} | bit for bit |", flush=True)
+    print(f"| all | | | {tot_s:.2f} s | {tot_b:.2f} s | {tot_s / tot_b:.2f} | |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,293 @@
+"""Eight stage games of one shape solved at once: the simplex of :func:`~.stage.solve_stage` in SIMD lanes.
+
+A level kernel solves many games of the same shape in a row (one hand
+pattern's games differ only in the pot and the prizes left hidden). The
+scalar simplex spends its time on short loops over a handful of rows and
+columns. Here ``LANES`` games sit side by side in one tableau whose last
+axis is the game, and every step (Dantzig's entering column, both passes of
+Harris's ratio test, the Tucker pivot, reading the strategies and the
+certificate of :func:`~.stage._certify`, and before them the saddle-point
+test) works on vectors of eight lanes
+(:mod:`.simd`), with selects instead of branches.
+
+Each lane does exactly the arithmetic of attempt 0 of
+:func:`~.stage.solve_stage`: the same scaling, the same choices, the same
+operations in the same order. So a lane's value equals
+:func:`~.stage.solve_stage`'s bit for bit. What the batch does not handle goes
+to :func:`~.stage.solve_stage` itself, from scratch, and gets exactly its
+answer: the shapes its fast paths settle whatever the entries (one row or
+column, 2 x 2: :func:`batch_shape`), and lanes whose degenerate streak would
+switch them to Bland's rule, that reach the pivot cap, whose ratio test
+finds no row, or whose certificate fails (the scalar solver then polishes
+or retries). Every value returned has passed the certificate.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .constants import GUARANTEE_TOL, MAX_CARDS, PIVOT_TOL
+from .simd import (LANES, vadd, vand, vany, vdiv, veq, vgather, vget, vgt, viota, vle, vload, vlt, vmax0, vmul, vneg,
+                   vnot, vor, vselect, vsplat, vstore, vsub)
+from .stage import _PIVOTS_PER_DIM, STAGE_OK, solve_stage
+
+__all__ = ["LANES", "BatchWork", "make_batch_work", "batch_shape", "solve_batch"]
+
+_K = MAX_CARDS
+#: row stride of the tableaux (a column more than the widest game)
+_S = MAX_CARDS + 1
+
+
+class BatchWork(NamedTuple):
+    """Per-thread scratch of :func:`solve_batch` (allocate once with :func:`make_batch_work`).
+
+    Every array is flat with the lane last: entry ``(i, j)`` of lane ``l``
+    of the games is ``G[(i * MAX_CARDS + j) * LANES + l]``, of the tableaux
+    ``T[(i * (MAX_CARDS + 1) + j) * LANES + l]``. The caller writes lane
+    ``l``'s game into the view ``G3[:, :, l]``.
+    """
+
+    G: np.ndarray  # the games
+    G3: np.ndarray  # the same memory as (MAX_CARDS, MAX_CARDS, LANES): lane l's game is G3[:, :, l]
+    T: np.ndarray  # the tableaux
+    colv: np.ndarray  # ((MAX_CARDS + 1) * LANES,) the pivot column of every lane
+    rowv: np.ndarray  # ((MAX_CARDS + 1) * LANES,) the new pivot row
+    rlab: np.ndarray  # (MAX_CARDS * LANES,) row labels
+    clab: np.ndarray  # (MAX_CARDS * LANES,) column labels
+    X: np.ndarray  # (MAX_CARDS * LANES,) the row player's strategies
+    Y: np.ndarray  # (MAX_CARDS * LANES,) the column player's
+    M: np.ndarray  # (MAX_CARDS, MAX_CARDS) one lane's game, for solve_stage
+    x: np.ndarray  # (MAX_CARDS,) solve_stage's outputs
+    y: np.ndarray
+    work: np.ndarray  # solve_stage's scratch
+
+
+@njit(cache=True)
+def make_batch_work(work_size):
+    """A :class:`BatchWork` for games up to ``MAX_CARDS`` square; ``work_size`` as :func:`~.stage.stage_work_size`."""
+    L = LANES
+    G = np.zeros(_K * _K * L)
+    return BatchWork(G, G.reshape((_K, _K, L)), np.zeros(_S * _S * L), np.zeros(_S * L),
+                     np.zeros(_S * L), np.zeros(_K * L), np.zeros(_K * L), np.zeros(_K * L), np.zeros(_K * L),
+                     np.zeros((_K, _K)), np.zeros(_K), np.zeros(_K), np.zeros(work_size))
+
+
+@njit(cache=True, inline="always")
+def batch_shape(m, n):
+    """Whether games of ``m`` rows and ``n`` columns go to :func:`solve_batch`.
+
+    The others are those :func:`~.stage.solve_stage` settles by a fast path
+    whatever their entries (one row or column, or 2 x 2 by its closed form):
+    the caller solves them with :func:`~.stage.solve_stage`.
+    """
+    return m >= 2 and n >= 2 and not (m == 2 and n == 2)
+
+
+@njit(cache=True, error_model="numpy")
+def solve_batch(bw, m, n, count, values, status):
+    """Solve the ``count`` games in lanes ``0 .. count - 1`` of ``bw.G3``, each ``m x n`` (:func:`batch_shape`).
+
+    Writes ``values[l]`` and ``status[l]`` as :func:`~.stage.solve_stage`
+    returns them (values equal bit for bit).
+    """
+    L = LANES
+    G, T, colv, rowv, rlab, clab, X, Y = bw.G, bw.T, bw.colv, bw.rowv, bw.rlab, bw.clab, bw.X, bw.Y
+    mm = m
+    nn = n
+    w = nn + 1
+    zero = vsplat(0.0)
+    one = vsplat(1.0)
+    tol = vsplat(PIVOT_TOL)
+    lane = viota()
+    valid = vlt(lane, vsplat(float(count)))
+
+    # solve_stage's first pass: row minima, column maxima, the extremes; the first
+    # row of the largest minimum and the first column of the least maximum
+    maximin = vsplat(-np.inf)
+    istar = zero
+    lo = vsplat(np.inf)
+    for i in range(m):
+        rmin = vload(G, i * _K * L)
+        for j in range(1, n):
+            a = vload(G, (i * _K + j) * L)
+            rmin = vselect(vlt(a, rmin), a, rmin)
+        take = vgt(rmin, maximin)
+        maximin = vselect(take, rmin, maximin)
+        istar = vselect(take, vsplat(float(i)), istar)
+        lo = vselect(vlt(rmin, lo), rmin, lo)
+    minimax = vsplat(np.inf)
+    jstar = zero
+    hi = vsplat(-np.inf)
+    for j in range(n):
+        cmax = vload(G, j * L)
+        for i in range(1, m):
+            a = vload(G, (i * _K + j) * L)
+            cmax = vselect(vgt(a, cmax), a, cmax)
+        take = vlt(cmax, minimax)
+        minimax = vselect(take, cmax, minimax)
+        jstar = vselect(take, vsplat(float(j)), jstar)
+        hi = vselect(vgt(cmax, hi), cmax, hi)
+    # a gap within the guarantee tolerance: (istar, jstar) is a saddle point, certified below
+    saddle = vand(valid, vle(vsub(minimax, maximin), vsplat(GUARANTEE_TOL)))
+
+    # the tableau of _simplex: A mapped affinely onto [1, 2] (lanes not pivoted: all ones)
+    pivoted = vand(valid, vnot(saddle))
+    lo = vselect(pivoted, lo, zero)
+    inv_span = vdiv(one, vselect(pivoted, vsub(hi, lo), one))
+    for i in range(mm):
+        for j in range(nn):
+            g = vload(G, (i * _K + j) * L)
+            vstore(T, (i * _S + j) * L, vselect(pivoted, vadd(vmul(vsub(g, lo), inv_span), one), one))
+        vstore(T, (i * _S + nn) * L, one)
+        vstore(rlab, i * L, vsplat(float(nn + i)))
+    for j in range(nn):
+        vstore(T, (mm * _S + j) * L, vsplat(-1.0))
+        vstore(clab, j * L, vsplat(float(j)))
+    vstore(T, (mm * _S + nn) * L, zero)
+
+    run = pivoted  # lanes still pivoting
+    done = vnot(pivoted)  # lanes at an optimal tableau, saddle points and the empty lanes
+    pivots = zero
+    streak = zero
+    cap = vsplat(float(_PIVOTS_PER_DIM * (m + n)))
+    max_streak = vsplat(float(m + n))
+    while True:
+        # entering column: the most negative reduced cost (Dantzig), the first among equals
+        best = vsplat(-PIVOT_TOL)
+        cvec = vsplat(-1.0)
+        for j in range(nn):
+            a = vload(T, (mm * _S + j) * L)
+            take = vlt(a, best)
+            best = vselect(take, a, best)
+            cvec = vselect(take, vsplat(float(j)), cvec)
+        optimal = vand(run, vlt(cvec, zero))
+        done = vor(done, optimal)
+        run = vand(run, vnot(optimal))
+        run = vand(run, vnot(vle(cap, pivots)))  # past the pivot cap: solve_stage's own answer
+        if not vany(run):
+            break
+        pivots = vadd(pivots, vselect(run, one, zero))
+        # the pivot column (zero in lanes that do not pivot)
+        cidx = vadd(vmul(cvec, vsplat(float(L))), lane)
+        for i in range(mm + 1):
+            vstore(colv, i * L, vgather(T, vadd(cidx, vsplat(float(i * _S * L))), run))
+        # Harris's ratio test, pass 1: the step bound with right-hand sides relaxed by PIVOT_TOL
+        bound = vsplat(np.inf)
+        for i in range(mm):
+            a = vload(colv, i * L)
+            rhs = vmax0(vload(T, (i * _S + nn) * L))
+            t = vdiv(vadd(rhs, tol), a)
+            bound = vselect(vand(vgt(a, tol), vlt(t, bound)), t, bound)
+        # pass 2: among the rows within the bound, the largest pivot (the first among equals)
+        rvec = vsplat(-1.0)
+        piv = zero
+        prhs = zero
+        for i in range(mm):
+            a = vload(colv, i * L)
+            rhs = vmax0(vload(T, (i * _S + nn) * L))
+            take = vand(vand(vgt(a, tol), vle(rhs, vmul(bound, a))), vgt(a, piv))
+            rvec = vselect(take, vsplat(float(i)), rvec)
+            piv = vselect(take, a, piv)
+            prhs = vselect(take, rhs, prhs)
+        run = vand(run, vnot(vlt(rvec, zero)))  # no row: numerical trouble, solve_stage reports or retries it
+        # degenerate pivots in a row; past max_streak solve_stage goes on with Bland's rule
+        # (lanes that stop pivoting here are not done: they go to solve_stage)
+        degenerate = vle(vdiv(prhs, piv), tol)
+        streak = vselect(run, vselect(degenerate, vadd(streak, one), zero), streak)
+        run = vand(run, vnot(vlt(max_streak, streak)))
+        # the new pivot row: p -> 1/p, the rest of the row / p (zero in lanes that do not pivot)
+        inv = vdiv(one, piv)
+        cvec = vselect(run, cvec, vsplat(-1.0))
+        rvec = vselect(run, rvec, vsplat(-1.0))
+        ridx = vadd(vmul(rvec, vsplat(float(_S * L))), lane)
+        for j in range(w):
+            r = vmul(vgather(T, vadd(ridx, vsplat(float(j * L))), run), inv)
+            vstore(rowv, j * L, vselect(run, vselect(veq(cvec, vsplat(float(j))), inv, r), zero))
+        # Tucker pivot, every lane at once: pivot column -> -col/p, pivot row as above,
+        # everything else a -= (column entry)(new row entry)
+        for i in range(mm + 1):
+            f = vselect(run, vload(colv, i * L), zero)
+            newcol = vneg(vmul(f, inv))
+            in_row = veq(rvec, vsplat(float(i)))
+            for j in range(w):
+                off = (i * _S + j) * L
+                g = vload(rowv, j * L)
+                t = vsub(vload(T, off), vmul(f, g))
+                t = vselect(veq(cvec, vsplat(float(j))), newcol, t)
+                vstore(T, off, vselect(in_row, g, t))
+        for l in range(L):
+            r = int(vget(rvec, l))
+            if r >= 0:
+                c = int(vget(cvec, l))
+                tmp = rlab[r * L + l]
+                rlab[r * L + l] = clab[c * L + l]
+                clab[c * L + l] = tmp
+
+    # the strategies as _simplex reads them: basic q_j from the right-hand side, nonbasic
+    # slacks' duals from the objective row, entries below PIVOT_TOL dropped, then normalised
+    for i in range(mm):
+        vstore(X, i * L, zero)
+    for j in range(nn):
+        vstore(Y, j * L, zero)
+    sx = zero
+    for j in range(nn):
+        k = vload(clab, j * L)
+        p = vload(T, (mm * _S + j) * L)
+        take = vand(vle(vsplat(float(nn)), k), vgt(p, tol))
+        sx = vadd(sx, vselect(take, p, zero))
+        for i in range(mm):
+            hit = vand(take, veq(k, vsplat(float(nn + i))))
+            vstore(X, i * L, vselect(hit, p, vload(X, i * L)))
+    sy = zero
+    for i in range(mm):
+        k = vload(rlab, i * L)
+        q = vload(T, (i * _S + nn) * L)
+        take = vand(vlt(k, vsplat(float(nn))), vgt(q, tol))
+        sy = vadd(sy, vselect(take, q, zero))
+        for j in range(nn):
+            hit = vand(take, veq(k, vsplat(float(j))))
+            vstore(Y, j * L, vselect(hit, q, vload(Y, j * L)))
+    good = vand(done, vand(vgt(sx, zero), vgt(sy, zero)))
+    inv_sx = vdiv(one, sx)
+    for i in range(mm):
+        vstore(X, i * L, vmul(vload(X, i * L), inv_sx))
+    inv_sy = vdiv(one, sy)
+    for j in range(nn):
+        vstore(Y, j * L, vmul(vload(Y, j * L), inv_sy))
+    # a saddle point's strategies are pure, as solve_stage sets them
+    for i in range(mm):
+        vstore(X, i * L, vselect(saddle, vselect(veq(istar, vsplat(float(i))), one, zero), vload(X, i * L)))
+    for j in range(nn):
+        vstore(Y, j * L, vselect(saddle, vselect(veq(jstar, vsplat(float(j))), one, zero), vload(Y, j * L)))
+    good = vor(good, saddle)
+    # the certificate of _certify: what x guarantees and what y concedes
+    low = vsplat(np.inf)
+    for j in range(n):
+        s = zero
+        for i in range(m):
+            s = vadd(s, vmul(vload(X, i * L), vload(G, (i * _K + j) * L)))
+        good = vand(good, veq(s, s))
+        low = vselect(vlt(s, low), s, low)
+    high = vsplat(-np.inf)
+    for i in range(m):
+        s = zero
+        for j in range(n):
+            s = vadd(s, vmul(vload(G, (i * _K + j) * L), vload(Y, j * L)))
+        good = vand(good, veq(s, s))
+        high = vselect(vgt(s, high), s, high)
+    good = vand(good, vle(vsub(high, low), vsplat(2.0 * GUARANTEE_TOL)))
+    value = vmul(vsplat(0.5), vadd(low, high))
+    flag = vselect(good, one, zero)
+    for l in range(count):
+        if vget(flag, l) > 0.5:
+            values[l] = vget(value, l)
+            status[l] = STAGE_OK
+        else:
+            M = bw.M
+            for i in range(m):
+                for j in range(n):
+                    M[i, j] = G[(i * _K + j) * L + l]
+            values[l], status[l] = solve_stage(M, m, n, bw.x, bw.y, bw.work)
