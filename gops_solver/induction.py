@@ -16,19 +16,119 @@ stage game of each entry is built by :func:`~.tables.stage_matrix`, the
 builder every other reader of the tables shares (under ``points`` in two
 steps with the same entries: :func:`~.tables.points_base` reads what every
 pot's game with one set left hidden shares, :func:`~.tables.points_game`
-adds the pot).
+adds the pot). Under ``points`` a pattern's games, all of one shape, are
+solved eight at a time in SIMD lanes (:mod:`~.stagebatch`), with the same
+values bit for bit as one at a time.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, objmode, prange
+from typing import NamedTuple
+
+import llvmlite.binding as llvm
+from numba import config, njit, objmode, prange
 
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
+from .stagebatch import LANES, BatchWork, batch_shape, make_batch_work, solve_batch
 from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_base, points_game, reveal_order,
                      stage_structure, win_cells, win_gather)
+
+
+#: Solve ``points`` games in SIMD lanes: compiled code on a processor with AVX-512 (without it the
+#: eight lanes are split into narrower vectors, not measured); plain Python (NUMBA_DISABLE_JIT) cannot
+#: run the vector intrinsics and takes the games one at a time, with the same values.
+LANES_ON = not config.DISABLE_JIT and "+avx512f" in llvm.get_host_cpu_features().flatten().split(",")
+
+#: queued additions per flush of the lanes (a flush also comes when the lanes are full)
+_EVENTS = 256
+
+
+class _PotLanes(NamedTuple):
+    """One pattern's queue of ``points`` games for :func:`~.stagebatch.solve_batch`.
+
+    A game goes into the next free lane of ``bw`` and its pot is marked
+    pending (``pend[pot]`` = lane). Every addition to the pattern's sums is
+    queued in order (``ev_vi``: the sum; ``ev_lane``: the lane whose value
+    it adds, or -1 for ``ev_val``, a value known already), so that a flush
+    adds them in the order the one-at-a-time kernel did: the sums come out
+    the same bit for bit.
+    """
+
+    bw: BatchWork
+    values: np.ndarray  # (LANES,) the flushed games' values
+    status: np.ndarray  # (LANES,)
+    lane_pot: np.ndarray  # (LANES,) pot of each lane's game
+    pend: np.ndarray  # (pot_len,) lane of the pot's game not yet solved, or -1
+    ev_vi: np.ndarray  # (_EVENTS,)
+    ev_lane: np.ndarray  # (_EVENTS,)
+    ev_val: np.ndarray  # (_EVENTS,)
+    count: np.ndarray  # (2,) games in the lanes, queued additions
+
+
+@njit(cache=True)
+def _pot_lanes(pot_len):
+    """An empty :class:`_PotLanes` for pots below ``pot_len``."""
+    return _PotLanes(make_batch_work(WORK), np.empty(LANES), np.zeros(LANES, dtype=np.int64),
+                     np.zeros(LANES, dtype=np.int64), np.full(pot_len, -1, dtype=np.int64),
+                     np.zeros(_EVENTS, dtype=np.int64), np.zeros(_EVENTS, dtype=np.int64), np.zeros(_EVENTS),
+                     np.zeros(2, dtype=np.int64))
+
+
+@njit(cache=True)
+def _queue_game(lanes, M, na, nb, vi, pot):
+    """Put ``M[:na, :nb]``, the game of ``pot``, in the next lane and queue its addition to ``acc[vi]``. True when full.
+
+    The kernel reaches the queue only through these functions: numba's
+    parallel loop mishandles a named tuple's arrays read and written in
+    its body (measured: the sums came out wrong).
+    """
+    lane = lanes.count[0]
+    G3 = lanes.bw.G3
+    for a in range(na):
+        for b in range(nb):
+            G3[a, b, lane] = M[a, b]
+    lanes.lane_pot[lane] = pot
+    lanes.pend[pot] = lane
+    lanes.count[0] = lane + 1
+    return _queue_add(lanes, vi, pot, 0.0) or lane + 1 == LANES
+
+
+@njit(cache=True)
+def _queue_add(lanes, vi, pot, value):
+    """Queue ``acc[vi] +=`` the value of ``pot``'s game: its pending lane's, else ``value``. True when full."""
+    ne = lanes.count[1]
+    lanes.ev_vi[ne] = vi
+    lanes.ev_lane[ne] = lanes.pend[pot]
+    lanes.ev_val[ne] = value
+    lanes.count[1] = ne + 1
+    return ne + 1 == _EVENTS
+
+
+@njit(cache=True)
+def _flush(lanes, na, nb, acc, pot_val, failed_game):
+    """Solve the queued games, keep each pot's value, make the queued additions; return the failures."""
+    bw = lanes.bw
+    q = lanes.count[0]
+    fails = 0
+    if q > 0:
+        solve_batch(bw, na, nb, q, lanes.values, lanes.status)
+    for lane in range(q):
+        v = lanes.values[lane]
+        if lanes.status[lane] != 0 or not np.isfinite(v):
+            fails += 1
+            _keep_failed(bw.G3[:, :, lane], na, nb, failed_game)
+        pot = lanes.lane_pot[lane]
+        pot_val[pot] = v
+        lanes.pend[pot] = -1
+    for e in range(lanes.count[1]):
+        lane = lanes.ev_lane[e]
+        acc[lanes.ev_vi[e]] += lanes.values[lane] if lane >= 0 else lanes.ev_val[e]
+    lanes.count[0] = 0
+    lanes.count[1] = 0
+    return fails
 
 
 @njit(parallel=True, cache=True)
@@ -93,6 +193,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
             pot_set = np.full(pot_len, -1, dtype=np.int64)
             W = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
             base_set = -1  # the set W was read for
+            # the pattern's games, all na x nb, eight at a time in SIMD lanes
+            batched = LANES_ON and not use_highs and batch_shape(na, nb)
+            lanes = _pot_lanes(pot_len)
             if not sym:  # a symmetric pattern's value is 0: nothing to solve
                 for t in range(nsets * nrev):
                     q = order[t]
@@ -104,12 +207,20 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         pot = level.cvals[ci] + p
                         games += 1
                         if pot_set[pot] == s_prev:
-                            acc_p[vi] += pot_val[pot]
+                            if not batched:
+                                acc_p[vi] += pot_val[pot]
+                            elif _queue_add(lanes, vi, pot, pot_val[pot]):
+                                fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
                             continue
                         if base_set != s_prev:
                             points_base(game, prev, k, stage, s_prev, W)
                             base_set = s_prev
+                        pot_set[pot] = s_prev
                         points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
+                        if batched:
+                            if _queue_game(lanes, M, na, nb, vi, pot):
+                                fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
+                            continue
                         if use_highs:
                             v, st = _highs_solve(M, na, nb)
                         else:
@@ -118,8 +229,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                             fails += 1
                             _keep_failed(M, na, nb, failed_game)
                         pot_val[pot] = v
-                        pot_set[pot] = s_prev
                         acc_p[vi] += v
+                if batched:
+                    fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
             for si in range(nsets):
                 for vi in range(vstart[si], vstart[si + 1]):
                     R_out[base + (si * nc + vci[vi]) * nd + dmax_k] = acc_p[vi] / nrev
