@@ -1,29 +1,24 @@
-"""A lane-batched simplex (eight stage games at once in AVX-512 vectors) against ``solve_stage``: measured, not adopted.
+"""Stage games eight at a time in SIMD lanes (``stagebatch.solve_batch``) against one at a time (``stage.solve_stage``).
 
-    NUMBA_NUM_THREADS=1 python benchmarks/lane_batch.py 10 [discard|carry]
+    NUMBA_NUM_THREADS=1 python benchmarks/lane_batch.py 11 [discard|carry]
 
-The idea (3 December 2026): one hand pattern's stage games all have the same
-shape, so eight of them can share one tableau whose last axis is the game.
-Every step of the simplex (Dantzig's entering column, both passes of
-Harris's ratio test, the Tucker pivot) then works on ``<8 x double>``
-vectors with selects instead of branches. numba does not vectorise a loop
-over eight lanes of small arrays (it cannot rule out overlap, unrolls the
-loop and emits scalar code), so the vectors are LLVM values handed over by
-the intrinsics below. Each lane runs exactly the arithmetic of attempt 0
-of ``stage.solve_stage``, and games its fast paths settle or that leave the
-batch (Bland's rule, the pivot cap, a failed certificate) go to
-``solve_stage`` itself, so the values are equal bit for bit; this script
-checks that on every drawn game.
+Draws stage games as ``points_floor.py`` does (runs of the kernel's own
+order from every level of the ``points`` game, built by the kernel's
+builder), checks that both ways give the same values bit for bit, and
+times both on chunks of 500 games that stay in cache, best of three
+passes, the two alternated, one thread. Games the batch leaves to
+``solve_stage`` (2 x 2 and one-row shapes) count in both columns. The
+kernel itself is timed side by side with ``kernel_levels.py``.
 
-It is slower: a batch runs as many pivots as its slowest lane (about 1.25 to
-1.35 times the mean on these games), and the per-lane work around the
-vector pivot (gathering the pivot column and row, labels, reading and
-certifying each answer) costs more than the scalar pivots it replaces. The
-scalar solver's pivot on a 6 x 6 game is about 60 ns.
-
-Draws games as ``points_floor.py`` does (runs of the kernel's own order,
-built by the kernel's builder) and times both solvers on them, best of
-three, one thread.
+How it got here (3 December 2026): a first version, whose lanes were
+plain numba loops, ran at 0.46-0.67 times the scalar speed: numba does
+not vectorise a loop over eight lanes of small arrays. With the vectors
+handed to LLVM directly (``gops_solver/simd.py``) it reached 0.80-0.98
+(1.23 on the largest games); with the pivot column and row gathered as
+vectors instead of lane by lane, 1.38; with the saddle-point test, the
+strategies and the certificate done on the lanes too, 1.59 at n = 11. A batch runs as many pivots as its
+slowest lane (1.25-1.35 times the mean on these games), which is what
+the lanes still waste.
 """
 import sys
 import time
@@ -41,7 +36,6 @@ from gops_solver.stagebatch import LANES, batch_shape, make_batch_work, solve_ba
 from gops_solver.tables import WORK, game_axes, level_axes, level_table
 from kernel_levels import timed_induction
 
-# ---- the comparison ----
 
 
 @njit(cache=True)
