@@ -140,13 +140,14 @@ def viota(typingctx):
     return sig, codegen
 
 
-def _binary(op, doc):
+def _pairwise(ret, arg, emit, doc):
+    """An intrinsic ``f(a, b)`` of two ``arg`` values giving a ``ret`` value, emitted by ``emit(builder, a, b)``."""
     @intrinsic
     def f(typingctx, a, b):
-        sig = V8(V8, V8)
+        sig = ret(arg, arg)
 
         def codegen(context, builder, signature, args):
-            return getattr(builder, op)(args[0], args[1])
+            return emit(builder, args[0], args[1])
 
         return sig, codegen
 
@@ -154,30 +155,26 @@ def _binary(op, doc):
     return f
 
 
-vadd = _binary("fadd", "``a + b`` lane by lane.")
-vsub = _binary("fsub", "``a - b`` lane by lane.")
-vmul = _binary("fmul", "``a * b`` lane by lane.")
-vdiv = _binary("fdiv", "``a / b`` lane by lane.")
+vadd = _pairwise(V8, V8, lambda b, x, y: b.fadd(x, y), "``a + b`` lane by lane.")
+vsub = _pairwise(V8, V8, lambda b, x, y: b.fsub(x, y), "``a - b`` lane by lane.")
+vmul = _pairwise(V8, V8, lambda b, x, y: b.fmul(x, y), "``a * b`` lane by lane.")
+vdiv = _pairwise(V8, V8, lambda b, x, y: b.fdiv(x, y), "``a / b`` lane by lane.")
+vlt = _pairwise(M8, V8, lambda b, x, y: b.fcmp_ordered("<", x, y), "Lanes where ``a < b`` (false where either is NaN).")
+vle = _pairwise(M8, V8, lambda b, x, y: b.fcmp_ordered("<=", x, y), "Lanes where ``a <= b``.")
+vgt = _pairwise(M8, V8, lambda b, x, y: b.fcmp_ordered(">", x, y), "Lanes where ``a > b``.")
+veq = _pairwise(M8, V8, lambda b, x, y: b.fcmp_ordered("==", x, y), "Lanes where ``a == b``.")
+vand = _pairwise(M8, M8, lambda b, x, y: b.and_(x, y), "Lanes where both masks hold.")
+vor = _pairwise(M8, M8, lambda b, x, y: b.or_(x, y), "Lanes where either mask holds.")
 
 
-@intrinsic
-def vneg(typingctx, a):
-    """``-a`` (the sign flipped, as ``-x`` in Python)."""
-    sig = V8(V8)
-
-    def codegen(context, builder, signature, args):
-        return builder.fneg(args[0])
-
-    return sig, codegen
-
-
-def _compare(op, doc):
+def _unary(ty, emit, doc):
+    """An intrinsic ``f(a)`` from a ``ty`` value to another, emitted by ``emit(builder, a)``."""
     @intrinsic
-    def f(typingctx, a, b):
-        sig = M8(V8, V8)
+    def f(typingctx, a):
+        sig = ty(ty)
 
         def codegen(context, builder, signature, args):
-            return builder.fcmp_ordered(op, args[0], args[1])
+            return emit(builder, args[0])
 
         return sig, codegen
 
@@ -185,39 +182,8 @@ def _compare(op, doc):
     return f
 
 
-vlt = _compare("<", "Lanes where ``a < b`` (false where either is NaN).")
-vle = _compare("<=", "Lanes where ``a <= b``.")
-vgt = _compare(">", "Lanes where ``a > b``.")
-veq = _compare("==", "Lanes where ``a == b``.")
-
-
-def _logic(op, doc):
-    @intrinsic
-    def f(typingctx, a, b):
-        sig = M8(M8, M8)
-
-        def codegen(context, builder, signature, args):
-            return getattr(builder, op)(args[0], args[1])
-
-        return sig, codegen
-
-    f.__doc__ = doc
-    return f
-
-
-vand = _logic("and_", "Lanes where both masks hold.")
-vor = _logic("or_", "Lanes where either mask holds.")
-
-
-@intrinsic
-def vnot(typingctx, a):
-    """Lanes where ``a`` does not hold."""
-    sig = M8(M8)
-
-    def codegen(context, builder, signature, args):
-        return builder.not_(args[0])
-
-    return sig, codegen
+vneg = _unary(V8, lambda b, x: b.fneg(x), "``-a`` (the sign flipped, as ``-x`` in Python).")
+vnot = _unary(M8, lambda b, x: b.not_(x), "Lanes where ``a`` does not hold.")
 
 
 @intrinsic
