@@ -16,17 +16,17 @@ stage game of each entry is built by :func:`~.tables.stage_matrix`, the
 builder every other reader of the tables shares (under ``points`` in two
 steps with the same entries: :func:`~.tables.points_base` reads what every
 pot's game with one set left hidden shares, :func:`~.tables.points_game`
-adds the pot). Under ``points`` a pattern's games, all of one shape, are
-solved eight at a time in SIMD lanes (:mod:`~.stagebatch`), with the same
-values bit for bit as one at a time.
+adds the pot). A pattern's games, all of one shape, are solved eight at a
+time in SIMD lanes (:mod:`~.stagebatch`), with the same values bit for bit
+as one at a time.
 """
 
 from __future__ import annotations
 
-import numpy as np
 from typing import NamedTuple
 
 import llvmlite.binding as llvm
+import numpy as np
 from numba import config, njit, objmode, prange
 
 from .constants import MAX_CARDS, TOKEN_SCRATCH
@@ -37,9 +37,9 @@ from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, poi
                      stage_structure, win_cells, win_gather)
 
 
-#: Solve ``points`` games in SIMD lanes: compiled code on a processor with AVX-512 (without it the
-#: eight lanes are split into narrower vectors, not measured); plain Python (NUMBA_DISABLE_JIT) cannot
-#: run the vector intrinsics and takes the games one at a time, with the same values.
+#: Solve stage games in SIMD lanes: only as compiled code on a processor with AVX-512, where it
+#: was measured. Elsewhere (narrower vectors, not measured) and as plain Python (NUMBA_DISABLE_JIT,
+#: which cannot run the vector intrinsics) the kernel takes the games one at a time, same values.
 LANES_ON = not config.DISABLE_JIT and "+avx512f" in llvm.get_host_cpu_features().flatten().split(",")
 
 #: queued additions per flush of the lanes (a flush also comes when the lanes are full)
@@ -47,20 +47,23 @@ _EVENTS = 256
 
 
 class _PotLanes(NamedTuple):
-    """One pattern's queue of ``points`` games for :func:`~.stagebatch.solve_batch`.
+    """One pattern's queue of stage games for :func:`~.stagebatch.solve_batch`.
 
-    A game goes into the next free lane of ``bw`` and its pot is marked
-    pending (``pend[pot]`` = lane). Every addition to the pattern's sums is
-    queued in order (``ev_vi``: the sum; ``ev_lane``: the lane whose value
-    it adds, or -1 for ``ev_val``, a value known already), so that a flush
-    adds them in the order the one-at-a-time kernel did: the sums come out
-    the same bit for bit.
+    Under ``points`` a game goes into the next free lane of ``bw`` and its
+    pot is marked pending (``pend[pot]`` = lane). Every addition to the
+    pattern's sums is queued in order (``ev_vi``: the sum; ``ev_lane``: the
+    lane whose value it adds, or -1 for ``ev_val``, a value known already),
+    so that a flush adds them in the order the one-at-a-time kernel did:
+    the sums come out the same bit for bit. Under ``win`` a lane's game is
+    one difference's (``lane_key``: its slot in the pot's row of values),
+    and a difference whose game equals the last one solved is queued as a
+    copy (``ev_vi``: its slot, ``ev_lane``: the slot it copies).
     """
 
     bw: BatchWork
     values: np.ndarray  # (LANES,) the flushed games' values
     status: np.ndarray  # (LANES,)
-    lane_pot: np.ndarray  # (LANES,) pot of each lane's game
+    lane_key: np.ndarray  # (LANES,) pot of each lane's game (points), its difference's slot (win)
     pend: np.ndarray  # (pot_len,) lane of the pot's game not yet solved, or -1
     ev_vi: np.ndarray  # (_EVENTS,)
     ev_lane: np.ndarray  # (_EVENTS,)
@@ -90,7 +93,7 @@ def _queue_game(lanes, M, na, nb, vi, pot):
     for a in range(na):
         for b in range(nb):
             G3[a, b, lane] = M[a, b]
-    lanes.lane_pot[lane] = pot
+    lanes.lane_key[lane] = pot
     lanes.pend[pot] = lane
     lanes.count[0] = lane + 1
     return _queue_add(lanes, vi, pot, 0.0) or lane + 1 == LANES
@@ -120,12 +123,56 @@ def _flush(lanes, na, nb, acc, pot_val, failed_game):
         if lanes.status[lane] != 0 or not np.isfinite(v):
             fails += 1
             _keep_failed(bw.G3[:, :, lane], na, nb, failed_game)
-        pot = lanes.lane_pot[lane]
+        pot = lanes.lane_key[lane]
         pot_val[pot] = v
         lanes.pend[pot] = -1
     for e in range(lanes.count[1]):
         lane = lanes.ev_lane[e]
         acc[lanes.ev_vi[e]] += lanes.values[lane] if lane >= 0 else lanes.ev_val[e]
+    lanes.count[0] = 0
+    lanes.count[1] = 0
+    return fails
+
+
+@njit(cache=True)
+def _win_put(lanes, M, na, nb, slot):
+    """Put ``M[:na, :nb]``, the game of difference slot ``slot``, in the next lane. True when the lanes are full."""
+    lane = lanes.count[0]
+    G3 = lanes.bw.G3
+    for a in range(na):
+        for b in range(nb):
+            G3[a, b, lane] = M[a, b]
+    lanes.lane_key[lane] = slot
+    lanes.count[0] = lane + 1
+    return lane + 1 == LANES
+
+
+@njit(cache=True)
+def _win_same(lanes, slot, src):
+    """Queue slot ``slot``'s value as a copy of slot ``src``'s (an equal game). True when the queue is full."""
+    ne = lanes.count[1]
+    lanes.ev_vi[ne] = slot
+    lanes.ev_lane[ne] = src
+    lanes.count[1] = ne + 1
+    return ne + 1 == _EVENTS
+
+
+@njit(cache=True)
+def _win_flush(lanes, na, nb, row, failed_game):
+    """Solve the queued ``win`` games into their slots of ``row``, then make the queued copies; return the failures."""
+    bw = lanes.bw
+    q = lanes.count[0]
+    fails = 0
+    if q > 0:
+        solve_batch(bw, na, nb, q, lanes.values, lanes.status)
+    for lane in range(q):
+        v = lanes.values[lane]
+        if lanes.status[lane] != 0 or not np.isfinite(v):
+            fails += 1
+            _keep_failed(bw.G3[:, :, lane], na, nb, failed_game)
+        row[lanes.lane_key[lane]] = v
+    for e in range(lanes.count[1]):
+        row[lanes.ev_vi[e]] = row[lanes.ev_lane[e]]  # in order: a copy's source is set before it
     lanes.count[0] = 0
     lanes.count[1] = 0
     return fails
@@ -250,6 +297,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         R_out[row + d] = 0.0
             pot_vals = np.empty((pot_len, nd), dtype=np.float64)
             pot_set = np.full(pot_len, -1, dtype=np.int64)
+            # the differences' games, all na x nb, eight at a time in SIMD lanes
+            batched = LANES_ON and not use_highs and batch_shape(na, nb)
+            lanes = _pot_lanes(1)
             for t in range(nsets * nrev):
                 q = order[t]
                 si = q // nrev
@@ -267,8 +317,19 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         win_cells(game, prev, k, stage, pot, ci, s_prev, sum_prev, cells)
                         v = np.nan
                         first = True
+                        src = -1  # under batching: the slot of the last game queued
                         for d in range(dlo, dlim + 1):
                             changed = win_gather(game, prev, stage, cells, d, M)
+                            if batched:
+                                if changed or first:
+                                    src = d + dmax_k
+                                    full = _win_put(lanes, M, na, nb, src)
+                                else:
+                                    full = _win_same(lanes, d + dmax_k, src)
+                                if full:
+                                    fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
+                                first = False
+                                continue
                             if changed or first:
                                 if use_highs:
                                     v, st = _highs_solve(M, na, nb)
@@ -279,6 +340,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                                     _keep_failed(M, na, nb, failed_game)
                             first = False
                             pot_vals[pot, d + dmax_k] = v
+                        if batched:
+                            fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
                         pot_set[pot] = s_prev
                     row = base + (si * nc + ci) * nd + dmax_k
                     for d in range(dlo, dlim + 1):

@@ -23,7 +23,7 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
     # build each such game once (level_solves; under win a game equal to the previous
     # difference's is not solved again, so the solver may see fewer), still count one game
     # per state, reveal and difference (level_work), and fill the same table as the jitted kernel.
-    # Games solved in SIMD lanes (points, where the processor has them) count as they are flushed.
+    # Games solved in SIMD lanes (where the processor has them) count as they are flushed.
     space = full_space(Rules(5, tie, objective, order))
     tables, _ = run_induction(space)
     game = game_axes(space)
@@ -42,8 +42,16 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
         batched[0] += int(lanes.count[0])
         return real_flush(lanes, na, nb, acc, pot_val, failed_game)
 
+    real_win_flush = induction._win_flush
+
+    def counting_win_flush(lanes, na, nb, row, failed_game):
+        calls[0] += int(lanes.count[0])
+        batched[0] += int(lanes.count[0])
+        return real_win_flush(lanes, na, nb, row, failed_game)
+
     monkeypatch.setattr(induction, "solve_stage", counting)
     monkeypatch.setattr(induction, "_flush", counting_flush)
+    monkeypatch.setattr(induction, "_win_flush", counting_win_flush)
     kernel = getattr(induction.level_kernel, "py_func", induction.level_kernel)
     work_total = solves_total = 0
     for k in range(1, 6):
@@ -61,8 +69,8 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
         assert np.array_equal(R, tables[k], equal_nan=True)
         work_total += level_work(space, k)
         solves_total += level_solves(space, k)
-    # the points kernel solves a pattern's games in lanes where it can (3 x 3 games and up here)
-    assert (batched[0] > 0) == (induction.LANES_ON and objective == "points")
+    # the kernel solves a pattern's games in lanes where it can (3 x 3 games and up here)
+    assert (batched[0] > 0) == induction.LANES_ON
     if tie == "carry" and order == "random":
         assert solves_total < work_total  # 5 cards, points: 1,270 games built of 1,882
     else:
