@@ -75,3 +75,25 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
         assert solves_total < work_total  # 5 cards, points: 1,270 games built of 1,882
     else:
         assert solves_total == work_total  # no two reveals meet at one pot
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+@pytest.mark.parametrize("tie, order", [("carry", "random"), ("discard", "random"), ("discard", "ascending")])
+def test_lanes_change_no_bit(monkeypatch, tie, order, objective):
+    # The jitted kernel solves a pattern's games eight at a time in SIMD lanes where the processor
+    # has them (induction.LANES_ON); the same kernel run as plain Python with the lanes turned off
+    # takes them one at a time through solve_stage. Every level must come out the same bit for bit.
+    space = full_space(Rules(5, tie, objective, order))
+    tables, _ = run_induction(space)
+    game = game_axes(space)
+    monkeypatch.setattr(induction, "LANES_ON", False)
+    kernel = getattr(induction.level_kernel, "py_func", induction.level_kernel)
+    for k in range(1, 6):
+        level = level_axes(space, k)
+        prev = level_table(space, k - 1, tables[k - 1])
+        R = np.full(space.size(k), np.nan)
+        ps = np.arange(len(level.canonical), dtype=np.int64)
+        fails = np.zeros(len(ps), np.int64)
+        kernel(game, level, prev, ps, R, np.zeros(len(ps), np.int64), fails, np.zeros(2 + MAX_CARDS * MAX_CARDS), False)
+        assert not fails.any()
+        assert np.array_equal(R, tables[k], equal_nan=True)
