@@ -14,7 +14,7 @@ difference, ``R[swap[h], s, c, -d] = -R[h, s, c, d]``, so
 :func:`~.tables.read_value` reads the other half through the mirror. The
 stage game of each entry is built by :func:`~.tables.stage_matrix`, the
 builder every other reader of the tables shares (under ``points`` in two
-steps with the same entries: :func:`~.tables.points_base` reads what every
+steps with the same entries: :func:`~.tables.points_gather` reads what every
 pot's game with one set left hidden shares, :func:`~.tables.points_game`
 adds the pot). A pattern's games, all of one shape, are solved eight at a
 time in SIMD lanes (:mod:`~.stagebatch`), with the same values bit for bit
@@ -32,9 +32,10 @@ from numba import config, njit, objmode, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
+from .simd import prefetch
 from .stagebatch import LANES, BatchWork, batch_shape, make_batch_work, solve_batch
-from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_base, points_game, reveal_order,
-                     stage_structure, win_cells, win_gather)
+from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_address, points_cells, points_game,
+                     points_gather, reveal_order, stage_structure, win_cells, win_gather)
 
 
 #: Solve stage games in SIMD lanes: only as compiled code on a processor with AVX-512, where it
@@ -240,6 +241,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
             pot_set = np.full(pot_len, -1, dtype=np.int64)
             W = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
             base_set = -1  # the set W was read for
+            pcells = np.empty((MAX_CARDS * MAX_CARDS, 3), dtype=np.int64)
+            points_cells(game, prev, k, stage, pcells)
             # the pattern's games, all na x nb, eight at a time in SIMD lanes
             batched = LANES_ON and not use_highs and batch_shape(na, nb)
             lanes = _pot_lanes(pot_len)
@@ -260,8 +263,18 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                                 fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
                             continue
                         if base_set != s_prev:
-                            points_base(game, prev, k, stage, s_prev, W)
+                            points_gather(prev, stage, pcells, s_prev, W)
                             base_set = s_prev
+                            # ask for the next set's entries now: they arrive while this set's games are solved
+                            t2 = t + 1
+                            while t2 < nsets * nrev and rev_set[order[t2] // nrev, order[t2] % nrev] == s_prev:
+                                t2 += 1
+                            if t2 < nsets * nrev:
+                                s_next = rev_set[order[t2] // nrev, order[t2] % nrev]
+                                for cj in range(na * nb):
+                                    at = points_address(prev, pcells, cj, s_next)
+                                    if at >= 0:
+                                        prefetch(prev.R, at)
                         pot_set[pot] = s_prev
                         points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
                         if batched:

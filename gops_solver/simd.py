@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic, models, register_model
+from numba.extending import intrinsic, models, overload, register_model
 
-__all__ = ["V8", "M8", "LANES", "vload", "vstore", "vsplat", "viota", "vadd", "vsub", "vmul", "vdiv", "vneg", "vlt",
+__all__ = ["V8", "M8", "LANES", "prefetch", "vload", "vstore", "vsplat", "viota", "vadd", "vsub", "vmul", "vdiv", "vneg", "vlt",
            "vle", "vgt", "veq", "vand", "vor", "vnot", "vselect", "vmax0", "vget", "vany", "vall", "vgather"]
 
 #: lanes per vector
@@ -58,7 +58,7 @@ class _Mask8Model(models.PrimitiveModel):
         super().__init__(dmm, fe_type, _MASK)
 
 
-def cgutils_get_or_insert(module, fnty, name):
+def _declare(module, fnty, name):
     """The declaration of ``name`` in ``module``, added if missing."""
     fn = module.globals.get(name)
     if fn is None:
@@ -95,6 +95,36 @@ def vstore(typingctx, arr, off, v):
     return sig, codegen
 
 
+def prefetch(arr, off):
+    """Ask for ``arr[off]`` to be brought into the cache: a hint, nothing is read (as plain Python, nothing at all)."""
+
+
+@overload(prefetch)
+def _prefetch_jit(arr, off):
+    def impl(arr, off):
+        _prefetch(arr, off)
+
+    return impl
+
+
+@intrinsic
+def _prefetch(typingctx, arr, off):
+    """:func:`prefetch` in compiled code: LLVM's ``llvm.prefetch`` (read, kept in every cache level, data)."""
+    sig = types.void(arr, off)
+
+    def codegen(context, builder, signature, args):
+        ptr = builder.gep(_data(context, builder, signature.args[0], args[0]), [args[1]])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = _declare(builder.module, fnty, "llvm.prefetch.p0")
+        # read, keep in every cache level, data
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @intrinsic
 def vgather(typingctx, arr, idx, mask):
     """``arr[idx[l]]`` in the lanes where ``mask`` holds, 0.0 elsewhere (``idx``: float lane indices, exact integers)."""
@@ -108,7 +138,7 @@ def vgather(typingctx, arr, idx, mask):
         bases = builder.shuffle_vector(bases, ir.Constant(_I64V, None), ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
         ptrs = builder.inttoptr(builder.add(bases, addr), ir.VectorType(ir.PointerType(ir.DoubleType()), LANES))
         fnty = ir.FunctionType(_VEC, [ptrs.type, ir.IntType(32), _MASK, _VEC])
-        fn = cgutils_get_or_insert(builder.module, fnty, "llvm.masked.gather.v8f64.v8p0")
+        fn = _declare(builder.module, fnty, "llvm.masked.gather.v8f64.v8p0")
         zero = ir.Constant(_VEC, [0.0] * LANES)
         return builder.call(fn, [ptrs, ir.Constant(ir.IntType(32), 8), args[2], zero])
 

@@ -281,25 +281,90 @@ def stage_entry(game, prev, k, o, pot, d, ci, s_prev, sum_prev, succ):
     return read_value(prev, succ, s_prev, c2, dd)
 
 
+#: columns of :func:`points_cells`' rows: where a cell's entry at pot 0 is read, and its sign
+PCELL_POS, PCELL_STRIDE, PCELL_SIGN = 0, 1, 2
+
+
 @njit(cache=True, inline="always")
-def points_base(game, prev, k, stage, s_prev, W):
-    """What every pot's ``points`` stage game with set ``s_prev`` left hidden shares, into ``W``.
+def points_cells(game, prev, k, stage, cells):
+    """What every ``points`` stage game of a pattern shares, split into what does not depend on the set left hidden.
 
     Under ``points`` cell ``(a, b)`` of :func:`stage_matrix` is ``o * pot``
     plus what it is with no pot (:func:`stage_entry` at pot 0: the value
     below, 0 after the last round, NaN outside the tabulated space), except
-    a tie under the carry rule, which carries the pot. ``W`` receives the
-    entries at pot 0, read once for a run of reveals that leave one set
-    hidden; :func:`points_game` finishes each pot's game.
+    a tie under the carry rule, which carries the pot. Row
+    ``a * stage.nb + b`` of ``cells`` receives, for cell (a, b), where its
+    entry at pot 0 lies for a set ``s`` left hidden:
+    ``PCELL_SIGN * R[PCELL_POS + s * PCELL_STRIDE]`` (a whole table) or
+    ``PCELL_SIGN * R[slot(s) * block + PCELL_POS]`` (a table of blocks);
+    sign 0 for an entry that is 0 whatever the set (after the last round)
+    and 2 for one outside the tabulated space (NaN). These are
+    :func:`stage_entry`'s and :func:`read_value`'s rules at pot 0, the
+    difference 0 and carry index 0 (so a tie under a fixed order reads carry
+    index 1): :func:`points_gather` reads a set's entries with one load
+    each, once for a run of reveals that leave that set hidden, and the
+    kernel asks for the next set's before it needs them.
+    ``tests/test_tables.py`` checks the entries equal :func:`stage_entry`'s
+    and the finished games :func:`stage_matrix`'s.
     """
+    nd = 2 * prev.dmax + 1
     for a in range(stage.na):
         for b in range(stage.nb):
-            W[a, b] = stage_entry(game, prev, k, stage.outc[a, b], 0, 0, 0, s_prev, 0, stage.succ[a, b])
+            j = a * stage.nb + b
+            cells[j, PCELL_POS] = 0
+            cells[j, PCELL_STRIDE] = 0
+            cells[j, PCELL_SIGN] = 2
+            if k == 1:
+                cells[j, PCELL_SIGN] = 0
+                continue
+            succ = stage.succ[a, b]
+            c2 = 0  # stage_entry's carry index at pot 0 (with ci 0)
+            if stage.outc[a, b] == 0 and game.carry and not game.random_order:
+                c2 = 1
+            if succ < 0 or c2 >= len(prev.cvals):
+                continue
+            p = prev.canon[succ]
+            sign = 1
+            if p < 0:
+                p = -1 - p
+                sign = -1
+            nc = prev.ncarry[p]
+            if c2 >= nc:
+                continue
+            cells[j, PCELL_POS] = prev.offset[p] + c2 * nd + prev.dmax
+            cells[j, PCELL_STRIDE] = nc * nd
+            cells[j, PCELL_SIGN] = sign
+
+
+@njit(cache=True, inline="always")
+def points_address(prev, cells, j, s_prev):
+    """Index into ``prev.R`` of cell row ``j`` of :func:`points_cells` for set ``s_prev``, or -1 (no entry there)."""
+    if cells[j, PCELL_SIGN] == 0 or cells[j, PCELL_SIGN] == 2 or s_prev >= prev.nsets:
+        return -1
+    if prev.block == 0:
+        return cells[j, PCELL_POS] + s_prev * cells[j, PCELL_STRIDE]
+    slot = prev.set_slot[s_prev]
+    if slot < 0:
+        return -1
+    return slot * prev.block + cells[j, PCELL_POS]
+
+
+@njit(cache=True, inline="always")
+def points_gather(prev, stage, cells, s_prev, W):
+    """Every cell's entry at pot 0 for set ``s_prev`` left hidden, into ``W``, from :func:`points_cells`: one load per cell."""
+    for a in range(stage.na):
+        for b in range(stage.nb):
+            j = a * stage.nb + b
+            if cells[j, PCELL_SIGN] == 0:
+                W[a, b] = 0.0
+                continue
+            at = points_address(prev, cells, j, s_prev)
+            W[a, b] = np.nan if at < 0 else cells[j, PCELL_SIGN] * prev.R[at]
 
 
 @njit(cache=True, inline="always")
 def points_game(game, prev, k, stage, pot, ci, s_prev, W, M):
-    """:func:`stage_matrix` under ``points`` from :func:`points_base`'s ``W``: only tied cells under carry read again.
+    """:func:`stage_matrix` under ``points`` from :func:`points_gather`'s ``W``: only tied cells under carry read again.
 
     Entry for entry the same numbers as :func:`stage_matrix` (``tests/test_tables.py``).
     """

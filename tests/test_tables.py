@@ -92,18 +92,20 @@ def test_level_reveals_lists_each_sets_hidden_prizes(order):
 
 
 @pytest.mark.parametrize("tie, order", [("carry", "random"), ("discard", "random"), ("carry", "ascending")])
-def test_points_base_and_game_equal_stage_matrix(tie, order):
+def test_points_gather_and_game_equal_stage_matrix(tie, order):
     # the points kernel builds each game in two steps (what a run of reveals leaving one set
     # hidden shares, then the pot); entry for entry it must be stage_matrix's game, NaN included
     from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
     from gops_solver.encoding import decode
-    from gops_solver.tables import (game_axes, level_axes, points_base, points_game, stage_matrix,
-                                    stage_structure)
+    from gops_solver.tables import (game_axes, level_axes, points_cells, points_game, points_gather, stage_entry,
+                                    stage_matrix, stage_structure)
     sol = solve(Rules(5, tie, "points", order))
     sp = sol.space
     game = game_axes(sp)
     tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     W = np.empty((MAX_CARDS, MAX_CARDS))
+    W2 = np.empty((MAX_CARDS, MAX_CARDS))
+    cells = np.empty((MAX_CARDS * MAX_CARDS, 3), dtype=np.int64)
     M1 = np.empty((MAX_CARDS, MAX_CARDS))
     M2 = np.empty((MAX_CARDS, MAX_CARDS))
     checked = ties = 0
@@ -115,14 +117,19 @@ def test_points_base_and_game_equal_stage_matrix(tie, order):
             decode(u, level.pat_code[h], tokens)
             stage = stage_structure(tokens, u, game.lut, game.lut_off)
             na, nb = stage.na, stage.nb
+            points_cells(game, prev, k, stage, cells)
             for si in range(len(level.sets)):
                 for j in range(level.rev_prize.shape[1]):
                     s_prev, p = int(level.rev_set[si, j]), int(level.rev_prize[si, j])
-                    points_base(game, prev, k, stage, s_prev, W)
+                    for a in range(na):  # the one cell rule at pot 0
+                        for b in range(nb):
+                            W[a, b] = stage_entry(game, prev, k, stage.outc[a, b], 0, 0, 0, s_prev, 0, stage.succ[a, b])
+                    points_gather(prev, stage, cells, s_prev, W2)  # the kernel's way: one load per cell
+                    assert np.array_equal(W[:na, :nb], W2[:na, :nb], equal_nan=True), (k, h, si, j)
                     for ci in range(len(level.cvals)):
                         pot = int(level.cvals[ci]) + p
                         stage_matrix(game, prev, k, stage, pot, 0, ci, s_prev, int(level.rev_sum[si, j]), M1)
-                        points_game(game, prev, k, stage, pot, ci, s_prev, W, M2)
+                        points_game(game, prev, k, stage, pot, ci, s_prev, W2, M2)
                         assert np.array_equal(M1[:na, :nb], M2[:na, :nb], equal_nan=True), (k, h, si, j, ci)
                         checked += 1
                         ties += int((stage.outc[:na, :nb] == 0).any())
