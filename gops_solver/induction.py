@@ -18,7 +18,8 @@ steps with the same entries: :func:`~.tables.points_gather` reads what every
 pot's game with one set left hidden shares, :func:`~.tables.points_game`
 adds the pot). A pattern's games, all of one shape, are solved eight at a
 time in SIMD lanes (:mod:`~.stagebatch`), with the same values bit for bit
-as one at a time.
+as one at a time; under ``points`` the eight are also built at once, from
+the entries of the sets they leave hidden (:func:`_build_lanes`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from numba import config, njit, objmode, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
 from .stage import StageSolveError, highs_stage, solve_stage
-from .simd import prefetch
+from .simd import prefetch, vadd, vload, vmul, vpermute, vsplat, vstore
 from .stagebatch import LANES, BatchWork, batch_shape, make_batch_work, solve_batch
 from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_address, points_cells, points_game,
-                     points_gather, reveal_order, stage_structure, win_cells, win_gather)
+                     points_gather, points_ties, reveal_order, stage_structure, win_cells, win_gather)
 
 
 #: Solve stage games in SIMD lanes: only as compiled code on a processor with AVX-512, where it
@@ -45,20 +46,27 @@ LANES_ON = not config.DISABLE_JIT and "+avx512f" in llvm.get_host_cpu_features()
 
 #: queued additions per flush of the lanes (a flush also comes when the lanes are full)
 _EVENTS = 256
+#: cells of the largest game
+_KK = MAX_CARDS * MAX_CARDS
 
 
 class _PotLanes(NamedTuple):
     """One pattern's queue of stage games for :func:`~.stagebatch.solve_batch`.
 
-    Under ``points`` a game goes into the next free lane of ``bw`` and its
-    pot is marked pending (``pend[pot]`` = lane). Every addition to the
+    Under ``points`` a game goes into the next free lane and its pot is
+    marked pending (``pend[pot]`` = lane). The lanes' games are built
+    together when they are flushed (:func:`_build_lanes`): a game is
+    ``outcome * pot`` plus what the set it leaves hidden reads from the level
+    below, so a lane keeps its pot and the slot of ``ring`` that holds its
+    set's entries (one slot per set among the queued games), and under the
+    carry rule the values of its tied cells. Every addition to the
     pattern's sums is queued in order (``ev_vi``: the sum; ``ev_lane``: the
     lane whose value it adds, or -1 for ``ev_val``, a value known already),
     so that a flush adds them in the order the one-at-a-time kernel did:
     the sums come out the same bit for bit. Under ``win`` a lane's game is
-    one difference's (``lane_key``: its slot in the pot's row of values),
-    and a difference whose game equals the last one solved is queued as a
-    copy (``ev_vi``: its slot, ``ev_lane``: the slot it copies).
+    one difference's, copied in whole (``lane_key``: its slot in the pot's
+    row of values), and a difference whose game equals the last one solved
+    is queued as a copy (``ev_vi``: its slot, ``ev_lane``: the slot it copies).
     """
 
     bw: BatchWork
@@ -69,7 +77,11 @@ class _PotLanes(NamedTuple):
     ev_vi: np.ndarray  # (_EVENTS,)
     ev_lane: np.ndarray  # (_EVENTS,)
     ev_val: np.ndarray  # (_EVENTS,)
-    count: np.ndarray  # (2,) games in the lanes, queued additions
+    ring: np.ndarray  # (MAX_CARDS**2 * LANES,) points: entries read from below, cell a * nb + b of slot r at (a * nb + b) * LANES + r
+    pots: np.ndarray  # (LANES,) points: each lane's pot
+    slots: np.ndarray  # (LANES,) points: each lane's slot of ring
+    ties: np.ndarray  # (MAX_CARDS * LANES,) points under carry: tied cell t's entry of lane l at t * LANES + l
+    count: np.ndarray  # (4,) games in the lanes, queued additions, slots used, set of the last slot
 
 
 @njit(cache=True)
@@ -78,26 +90,47 @@ def _pot_lanes(pot_len):
     return _PotLanes(make_batch_work(WORK), np.empty(LANES), np.zeros(LANES, dtype=np.int64),
                      np.zeros(LANES, dtype=np.int64), np.full(pot_len, -1, dtype=np.int64),
                      np.zeros(_EVENTS, dtype=np.int64), np.zeros(_EVENTS, dtype=np.int64), np.zeros(_EVENTS),
-                     np.zeros(2, dtype=np.int64))
+                     np.zeros(LANES * _KK), np.zeros(LANES), np.zeros(LANES), np.zeros(MAX_CARDS * LANES),
+                     np.zeros(4, dtype=np.int64))
 
 
 @njit(cache=True)
-def _queue_game(lanes, M, na, nb, vi, pot):
-    """Put ``M[:na, :nb]``, the game of ``pot``, in the next lane and queue its addition to ``acc[vi]``. True when full.
+def _queue_game(lanes, W, na, nb, tv, nt, vi, pot, s_prev):
+    """Queue the game of ``pot`` with set ``s_prev`` left hidden and its addition to ``acc[vi]``. True when full.
 
-    The kernel reaches the queue only through these functions: numba's
-    parallel loop mishandles a named tuple's arrays read and written in
-    its body (measured: the sums came out wrong).
+    ``W`` holds the set's entries (:func:`~.tables.points_gather`), ``tv[:nt]``
+    the game's tied cells under the carry rule. The kernel reaches the
+    queue only through these functions: numba's parallel loop mishandles a
+    named tuple's arrays read and written in its body (measured: the sums
+    came out wrong).
     """
     lane = lanes.count[0]
-    G3 = lanes.bw.G3
-    for a in range(na):
-        for b in range(nb):
-            G3[a, b, lane] = M[a, b]
+    r = lanes.count[2]
+    new = lane == 0 or lanes.count[3] != s_prev  # the first game of this set among the queued ones
+    if new:
+        lanes.count[2] = r + 1
+        lanes.count[3] = s_prev
+    else:
+        r -= 1
+    # the set's entries into its slot (a loop of no rounds if it has one): a branch around
+    # the loop made numba count every array of the queue in and out, 150 ns a game (measured)
+    _ring_put(lanes.ring, r, W, na if new else 0, nb)
+    lanes.slots[lane] = r
+    lanes.pots[lane] = pot
+    for t in range(nt):
+        lanes.ties[t * LANES + lane] = tv[t]
     lanes.lane_key[lane] = pot
     lanes.pend[pot] = lane
     lanes.count[0] = lane + 1
     return _queue_add(lanes, vi, pot, 0.0) or lane + 1 == LANES
+
+
+@njit(cache=True, inline="always")
+def _ring_put(ring, r, W, na, nb):
+    """``W[:na, :nb]`` into slot ``r`` of the ring: cell ``a * nb + b`` at ``(a * nb + b) * LANES + r``."""
+    for a in range(na):
+        for b in range(nb):
+            ring[(a * nb + b) * LANES + r] = W[a, b]
 
 
 @njit(cache=True)
@@ -112,26 +145,57 @@ def _queue_add(lanes, vi, pot, value):
 
 
 @njit(cache=True)
-def _flush(lanes, na, nb, acc, pot_val, failed_game):
-    """Solve the queued games, keep each pot's value, make the queued additions; return the failures."""
+def _build_lanes(lanes, outc, na, nb, toff, nt):
+    """Build the queued ``points`` games in their lanes, all lanes at once: :func:`~.tables.points_game`'s entries.
+
+    Cell (a, b) of lane l is ``outc[a, b] * pots[l]`` plus the entry of
+    the lane's slot of ``ring``, the same two numbers added as
+    :func:`~.tables.points_game` adds them; under the carry rule a tied cell
+    (lane offsets ``toff[:nt]`` in the games) is the entry queued with the game.
+    """
+    G = lanes.bw.G
+    ring = lanes.ring
+    pots = vload(lanes.pots, 0)
+    slots = vload(lanes.slots, 0)
+    for a in range(na):
+        for b in range(nb):
+            w = vpermute(vload(ring, (a * nb + b) * LANES), slots)
+            vstore(G, (a * MAX_CARDS + b) * LANES, vadd(vmul(vsplat(float(outc[a, b])), pots), w))
+    for t in range(nt):
+        vstore(G, toff[t], vload(lanes.ties, t * LANES))
+
+
+@njit(cache=True)
+def _solve_lanes(lanes, na, nb, failed_game):
+    """Solve the games in the lanes into ``lanes.values``; return how many failed (one kept in ``failed_game``)."""
     bw = lanes.bw
     q = lanes.count[0]
     fails = 0
     if q > 0:
         solve_batch(bw, na, nb, q, lanes.values, lanes.status)
     for lane in range(q):
-        v = lanes.values[lane]
-        if lanes.status[lane] != 0 or not np.isfinite(v):
+        if lanes.status[lane] != 0 or not np.isfinite(lanes.values[lane]):
             fails += 1
             _keep_failed(bw.G3[:, :, lane], na, nb, failed_game)
+    return fails
+
+
+@njit(cache=True)
+def _flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
+    """Build (:func:`_build_lanes`) and solve the queued games, keep each pot's value, make the queued additions; return the failures."""
+    q = lanes.count[0]
+    _build_lanes(lanes, outc, na, nb, toff, nt if q > 0 else 0)
+    fails = _solve_lanes(lanes, na, nb, failed_game)
+    for lane in range(q):
         pot = lanes.lane_key[lane]
-        pot_val[pot] = v
+        pot_val[pot] = lanes.values[lane]
         lanes.pend[pot] = -1
     for e in range(lanes.count[1]):
         lane = lanes.ev_lane[e]
         acc[lanes.ev_vi[e]] += lanes.values[lane] if lane >= 0 else lanes.ev_val[e]
     lanes.count[0] = 0
     lanes.count[1] = 0
+    lanes.count[2] = 0
     return fails
 
 
@@ -161,17 +225,9 @@ def _win_same(lanes, slot, src):
 @njit(cache=True)
 def _win_flush(lanes, na, nb, row, failed_game):
     """Solve the queued ``win`` games into their slots of ``row``, then make the queued copies; return the failures."""
-    bw = lanes.bw
-    q = lanes.count[0]
-    fails = 0
-    if q > 0:
-        solve_batch(bw, na, nb, q, lanes.values, lanes.status)
-    for lane in range(q):
-        v = lanes.values[lane]
-        if lanes.status[lane] != 0 or not np.isfinite(v):
-            fails += 1
-            _keep_failed(bw.G3[:, :, lane], na, nb, failed_game)
-        row[lanes.lane_key[lane]] = v
+    fails = _solve_lanes(lanes, na, nb, failed_game)
+    for lane in range(lanes.count[0]):
+        row[lanes.lane_key[lane]] = lanes.values[lane]
     for e in range(lanes.count[1]):
         row[lanes.ev_vi[e]] = row[lanes.ev_lane[e]]  # in order: a copy's source is set before it
     lanes.count[0] = 0
@@ -245,6 +301,17 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
             points_cells(game, prev, k, stage, pcells)
             # the pattern's games, all na x nb, eight at a time in SIMD lanes
             batched = LANES_ON and not use_highs and batch_shape(na, nb)
+            # under the carry rule a tie carries the pot: the tied cells' places in the lanes'
+            # games, in points_ties's order
+            toff = np.empty(MAX_CARDS, dtype=np.int64)
+            tv = np.empty(MAX_CARDS, dtype=np.float64)
+            nt = 0
+            if game.carry and k > 1:
+                for a in range(na):
+                    for b in range(nb):
+                        if stage.outc[a, b] == 0:
+                            toff[nt] = (a * MAX_CARDS + b) * LANES
+                            nt += 1
             lanes = _pot_lanes(pot_len)
             if not sym:  # a symmetric pattern's value is 0: nothing to solve
                 for t in range(nsets * nrev):
@@ -260,7 +327,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                             if not batched:
                                 acc_p[vi] += pot_val[pot]
                             elif _queue_add(lanes, vi, pot, pot_val[pot]):
-                                fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
+                                fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
                             continue
                         if base_set != s_prev:
                             points_gather(prev, stage, pcells, s_prev, W)
@@ -276,11 +343,12 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                                     if at >= 0:
                                         prefetch(prev.R, at)
                         pot_set[pot] = s_prev
-                        points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
                         if batched:
-                            if _queue_game(lanes, M, na, nb, vi, pot):
-                                fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
+                            points_ties(game, prev, k, stage, pot, ci, s_prev, tv)
+                            if _queue_game(lanes, W, na, nb, tv, nt, vi, pot, s_prev):
+                                fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
                             continue
+                        points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
                         if use_highs:
                             v, st = _highs_solve(M, na, nb)
                         else:
@@ -291,7 +359,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                         pot_val[pot] = v
                         acc_p[vi] += v
                 if batched:
-                    fails += _flush(lanes, na, nb, acc_p, pot_val, failed_game)
+                    fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
             for si in range(nsets):
                 for vi in range(vstart[si], vstart[si + 1]):
                     R_out[base + (si * nc + vci[vi]) * nd + dmax_k] = acc_p[vi] / nrev

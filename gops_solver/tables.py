@@ -378,6 +378,25 @@ def points_game(game, prev, k, stage, pot, ci, s_prev, W, M):
                 M[a, b] = o * pot + W[a, b]
 
 
+@njit(cache=True, inline="always")
+def points_ties(game, prev, k, stage, pot, ci, s_prev, tv):
+    """The entries of :func:`points_game`'s tied cells, which read the level below at the pot, into ``tv``; their number.
+
+    Under the carry rule (after the first round) a tie carries the pot, so
+    the cells with outcome 0, in row order, are read for each pot; under
+    ``discard`` none are (0). The SIMD kernel builds the rest of a game from
+    :func:`points_gather`'s entries and these.
+    """
+    nt = 0
+    if game.carry and k > 1:
+        for a in range(stage.na):
+            for b in range(stage.nb):
+                if stage.outc[a, b] == 0:
+                    tv[nt] = stage_entry(game, prev, k, 0, pot, 0, ci, s_prev, 0, stage.succ[a, b])
+                    nt += 1
+    return nt
+
+
 @njit(cache=True)
 def stage_structure(tokens, u, lut, lut_off):
     """The :class:`Stage` of a pattern: its classes, successors and outcomes.

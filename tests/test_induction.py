@@ -37,10 +37,10 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
 
     real_flush = induction._flush
 
-    def counting_flush(lanes, na, nb, acc, pot_val, failed_game):
+    def counting_flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
         calls[0] += int(lanes.count[0])
         batched[0] += int(lanes.count[0])
-        return real_flush(lanes, na, nb, acc, pot_val, failed_game)
+        return real_flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game)
 
     real_win_flush = induction._win_flush
 
@@ -78,7 +78,8 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
 
 
 @pytest.mark.parametrize("objective", ["points", "win"])
-@pytest.mark.parametrize("tie, order", [("carry", "random"), ("discard", "random"), ("discard", "ascending")])
+@pytest.mark.parametrize("tie, order", [("carry", "random"), ("discard", "random"), ("discard", "ascending"),
+                                        ("carry", "descending")])
 def test_lanes_change_no_bit(monkeypatch, tie, order, objective):
     # The jitted kernel solves a pattern's games eight at a time in SIMD lanes where the processor
     # has them (induction.LANES_ON); the same kernel run as plain Python with the lanes turned off

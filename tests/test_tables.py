@@ -97,8 +97,8 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
     # hidden shares, then the pot); entry for entry it must be stage_matrix's game, NaN included
     from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
     from gops_solver.encoding import decode
-    from gops_solver.tables import (game_axes, level_axes, points_cells, points_game, points_gather, stage_entry,
-                                    stage_matrix, stage_structure)
+    from gops_solver.tables import (game_axes, level_axes, points_cells, points_game, points_gather, points_ties,
+                                    stage_entry, stage_matrix, stage_structure)
     sol = solve(Rules(5, tie, "points", order))
     sp = sol.space
     game = game_axes(sp)
@@ -108,6 +108,7 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
     cells = np.empty((MAX_CARDS * MAX_CARDS, 3), dtype=np.int64)
     M1 = np.empty((MAX_CARDS, MAX_CARDS))
     M2 = np.empty((MAX_CARDS, MAX_CARDS))
+    tv = np.empty(MAX_CARDS)
     checked = ties = 0
     for k in range(1, 6):
         level = level_axes(sp, k)
@@ -131,6 +132,15 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
                         stage_matrix(game, prev, k, stage, pot, 0, ci, s_prev, int(level.rev_sum[si, j]), M1)
                         points_game(game, prev, k, stage, pot, ci, s_prev, W2, M2)
                         assert np.array_equal(M1[:na, :nb], M2[:na, :nb], equal_nan=True), (k, h, si, j, ci)
+                        # the SIMD kernel's way: the same entries from W2 and the tied cells read at the pot
+                        nt = points_ties(game, prev, k, stage, pot, ci, s_prev, tv)
+                        tied = stage.outc[:na, :nb] == 0
+                        carried = tie == "carry" and k > 1
+                        assert nt == (int(tied.sum()) if carried else 0)
+                        assert np.array_equal(tv[:nt], M1[:na, :nb][tied][:nt], equal_nan=True)
+                        if carried:
+                            assert np.array_equal(M1[:na, :nb][~tied], W2[:na, :nb][~tied] + (stage.outc[:na, :nb] * pot)[~tied],
+                                                  equal_nan=True)
                         checked += 1
                         ties += int((stage.outc[:na, :nb] == 0).any())
     assert checked > (1000 if order == "random" else 100) and ties > 0
