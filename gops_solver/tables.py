@@ -216,17 +216,26 @@ NO_SLOTS = np.zeros(0, dtype=np.int64)
 # ---------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
+def stored(table, h):
+    """Where pattern ``h`` of a :class:`LevelTable` is stored: ``(p, sign)``, its stored pattern and the sign its values take.
+
+    A pattern stored as the mirror image of ``p`` (``canon[h] = -1 - p``)
+    has ``p``'s values negated, at the negated difference.
+    """
+    p = table.canon[h]
+    if p < 0:
+        return -1 - p, -1
+    return p, 1
+
+
+@njit(cache=True, inline="always")
 def read_value(table, h, s, c, d):
     """``R[h, s, c, d]`` of a :class:`LevelTable` (NaN outside the stored space).
 
     ``d`` is the score difference itself (0 under ``points``).
     """
-    p = table.canon[h]
-    sign = 1.0
-    if p < 0:
-        p = -1 - p
-        sign = -1.0
-        d = -d
+    p, sign = stored(table, h)
+    d = sign * d
     nc = table.ncarry[p]
     if c >= nc or s >= table.nsets or d > table.dmax or d < -table.dmax:
         return np.nan
@@ -323,11 +332,7 @@ def points_cells(game, prev, k, stage, cells):
                 c2 = 1
             if succ < 0 or c2 >= len(prev.cvals):
                 continue
-            p = prev.canon[succ]
-            sign = 1
-            if p < 0:
-                p = -1 - p
-                sign = -1
+            p, sign = stored(prev, succ)
             nc = prev.ncarry[p]
             if c2 >= nc:
                 continue
@@ -487,11 +492,7 @@ def win_cells(game, prev, k, stage, pot, ci, s_prev, sum_prev, cells):
             rem = sum_prev + prev.cvals[c2]
             cells[j, CELL_TOP] = tmax + rem - opot   # dd - rem >= tmax
             cells[j, CELL_BOT] = -tmax - rem - opot  # dd + rem <= -tmax
-            p = prev.canon[succ]
-            sign = 1
-            if p < 0:
-                p = -1 - p
-                sign = -1
+            p, sign = stored(prev, succ)
             nc = prev.ncarry[p]
             if c2 >= nc or s_prev >= prev.nsets:
                 continue
