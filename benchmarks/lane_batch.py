@@ -59,6 +59,9 @@ def _flush(bw, m, n, q, idx, values, status, vals):
 def _batch_all(mats, dims, vals):
     """The same games in batches of ``LANES`` of one shape (fast-path games by ``solve_stage``), values into ``vals``."""
     bw = make_batch_work(WORK)
+    x = np.empty(MAX_CARDS)
+    y = np.empty(MAX_CARDS)
+    work = np.empty(WORK)
     values = np.empty(LANES)
     status = np.empty(LANES, np.int64)
     idx = np.empty(LANES, np.int64)
@@ -79,7 +82,7 @@ def _batch_all(mats, dims, vals):
                 _flush(bw, m, n, q, idx, values, status, vals)
                 q = 0
         else:
-            vals[t], _ = solve_stage(M, m, n, bw.x, bw.y, bw.work)
+            vals[t], _ = solve_stage(M, m, n, x, y, work)
     if q > 0:
         _flush(bw, cm, cn, q, idx, values, status, vals)
 

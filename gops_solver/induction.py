@@ -70,28 +70,33 @@ class _PotLanes(NamedTuple):
     """
 
     bw: BatchWork
-    values: np.ndarray  # (LANES,) the flushed games' values
-    status: np.ndarray  # (LANES,)
-    lane_key: np.ndarray  # (LANES,) pot of each lane's game (points), its difference's slot (win)
-    pend: np.ndarray  # (pot_len,) lane of the pot's game not yet solved, or -1
-    ev_vi: np.ndarray  # (_EVENTS,)
-    ev_lane: np.ndarray  # (_EVENTS,)
-    ev_val: np.ndarray  # (_EVENTS,)
-    ring: np.ndarray  # (MAX_CARDS**2 * LANES,) points: entries read from below, cell a * nb + b of slot r at (a * nb + b) * LANES + r
-    pots: np.ndarray  # (LANES,) points: each lane's pot
-    slots: np.ndarray  # (LANES,) points: each lane's slot of ring
-    ties: np.ndarray  # (MAX_CARDS * LANES,) points under carry: tied cell t's entry of lane l at t * LANES + l
-    count: np.ndarray  # (4,) games in the lanes, queued additions, slots used, set of the last slot
+    f: np.ndarray  # floats, at the _F* offsets
+    i: np.ndarray  # integers, at the _I* offsets
+
+
+# The queue's arrays, packed into one float and one integer array: numba counts every array of
+# a named tuple in and out on each call that passes it (about 6 ns an array, measured).
+_FVAL = 0  # (LANES,) the flushed games' values
+_FEV = _FVAL + LANES  # (_EVENTS,) ev_val
+_FRING = _FEV + _EVENTS  # (MAX_CARDS**2 * LANES,) points: entries read from below, cell a * nb + b of slot r at (a * nb + b) * LANES + r
+_FPOTS = _FRING + _KK * LANES  # (LANES,) points: each lane's pot
+_FSLOTS = _FPOTS + LANES  # (LANES,) points: each lane's slot of the ring
+_FTIES = _FSLOTS + LANES  # (MAX_CARDS * LANES,) points under carry: tied cell t's entry of lane l at t * LANES + l
+_FN = _FTIES + MAX_CARDS * LANES
+_ISTAT = 0  # (LANES,) the flushed games' statuses
+_IKEY = _ISTAT + LANES  # (LANES,) lane_key: pot of each lane's game (points), its difference's slot (win)
+_IEVI = _IKEY + LANES  # (_EVENTS,) ev_vi
+_IEVL = _IEVI + _EVENTS  # (_EVENTS,) ev_lane
+_ICNT = _IEVL + _EVENTS  # (4,) games in the lanes, queued additions, slots used, set of the last slot
+_IPEND = _ICNT + 4  # (pot_len,) pend: lane of the pot's game not yet solved, or -1
 
 
 @njit(cache=True)
 def _pot_lanes(pot_len):
     """An empty :class:`_PotLanes` for pots below ``pot_len``."""
-    return _PotLanes(make_batch_work(WORK), np.empty(LANES), np.zeros(LANES, dtype=np.int64),
-                     np.zeros(LANES, dtype=np.int64), np.full(pot_len, -1, dtype=np.int64),
-                     np.zeros(_EVENTS, dtype=np.int64), np.zeros(_EVENTS, dtype=np.int64), np.zeros(_EVENTS),
-                     np.zeros(LANES * _KK), np.zeros(LANES), np.zeros(LANES), np.zeros(MAX_CARDS * LANES),
-                     np.zeros(4, dtype=np.int64))
+    ints = np.zeros(_IPEND + pot_len, dtype=np.int64)
+    ints[_IPEND:] = -1
+    return _PotLanes(make_batch_work(WORK), np.zeros(_FN), ints)
 
 
 @njit(cache=True)
@@ -104,30 +109,30 @@ def _queue_game(lanes, W, na, nb, tv, nt, vi, pot, s_prev):
     named tuple's arrays read and written in its body (measured: the sums
     came out wrong).
     """
-    lane = lanes.count[0]
-    r = lanes.count[2]
-    new = lane == 0 or lanes.count[3] != s_prev  # the first game of this set among the queued ones
+    lane = lanes.i[_ICNT]
+    r = lanes.i[_ICNT + 2]
+    new = lane == 0 or lanes.i[_ICNT + 3] != s_prev  # the first game of this set among the queued ones
     if new:
-        lanes.count[2] = r + 1
-        lanes.count[3] = s_prev
+        lanes.i[_ICNT + 2] = r + 1
+        lanes.i[_ICNT + 3] = s_prev
     else:
         r -= 1
     # the set's entries into its slot (a loop of no rounds if it has one): a branch around
     # the loop made numba count every array of the queue in and out, 150 ns a game (measured)
-    _ring_put(lanes.ring, r, W, na if new else 0, nb)
-    lanes.slots[lane] = r
-    lanes.pots[lane] = pot
+    _ring_put(lanes.f, _FRING + r, W, na if new else 0, nb)
+    lanes.f[_FSLOTS + lane] = r
+    lanes.f[_FPOTS + lane] = pot
     for t in range(nt):
-        lanes.ties[t * LANES + lane] = tv[t]
-    lanes.lane_key[lane] = pot
-    lanes.pend[pot] = lane
-    lanes.count[0] = lane + 1
+        lanes.f[_FTIES + t * LANES + lane] = tv[t]
+    lanes.i[_IKEY + lane] = pot
+    lanes.i[_IPEND + pot] = lane
+    lanes.i[_ICNT] = lane + 1
     return _queue_add(lanes, vi, pot, 0.0) or lane + 1 == LANES
 
 
 @njit(cache=True, inline="always")
 def _ring_put(ring, r, W, na, nb):
-    """``W[:na, :nb]`` into slot ``r`` of the ring: cell ``a * nb + b`` at ``(a * nb + b) * LANES + r``."""
+    """``W[:na, :nb]`` into a slot of the ring in ``ring``: cell ``a * nb + b`` at ``(a * nb + b) * LANES + r``."""
     for a in range(na):
         for b in range(nb):
             ring[(a * nb + b) * LANES + r] = W[a, b]
@@ -136,11 +141,11 @@ def _ring_put(ring, r, W, na, nb):
 @njit(cache=True)
 def _queue_add(lanes, vi, pot, value):
     """Queue ``acc[vi] +=`` the value of ``pot``'s game: its pending lane's, else ``value``. True when full."""
-    ne = lanes.count[1]
-    lanes.ev_vi[ne] = vi
-    lanes.ev_lane[ne] = lanes.pend[pot]
-    lanes.ev_val[ne] = value
-    lanes.count[1] = ne + 1
+    ne = lanes.i[_ICNT + 1]
+    lanes.i[_IEVI + ne] = vi
+    lanes.i[_IEVL + ne] = lanes.i[_IPEND + pot]
+    lanes.f[_FEV + ne] = value
+    lanes.i[_ICNT + 1] = ne + 1
     return ne + 1 == _EVENTS
 
 
@@ -153,28 +158,28 @@ def _build_lanes(lanes, outc, na, nb, toff, nt):
     :func:`~.tables.points_game` adds them; under the carry rule a tied cell
     (lane offsets ``toff[:nt]`` in the games) is the entry queued with the game.
     """
-    G = lanes.bw.G
-    ring = lanes.ring
-    pots = vload(lanes.pots, 0)
-    slots = vload(lanes.slots, 0)
+    G = lanes.bw.F
+    ring = lanes.f
+    pots = vload(lanes.f, _FPOTS)
+    slots = vload(lanes.f, _FSLOTS)
     for a in range(na):
         for b in range(nb):
-            w = vpermute(vload(ring, (a * nb + b) * LANES), slots)
+            w = vpermute(vload(ring, _FRING + (a * nb + b) * LANES), slots)
             vstore(G, (a * MAX_CARDS + b) * LANES, vadd(vmul(vsplat(float(outc[a, b])), pots), w))
     for t in range(nt):
-        vstore(G, toff[t], vload(lanes.ties, t * LANES))
+        vstore(G, toff[t], vload(lanes.f, _FTIES + t * LANES))
 
 
 @njit(cache=True)
 def _solve_lanes(lanes, na, nb, failed_game):
-    """Solve the games in the lanes into ``lanes.values``; return how many failed (one kept in ``failed_game``)."""
+    """Solve the games in the lanes into their values (``lanes.f[_FVAL:]``); return how many failed (one kept in ``failed_game``)."""
     bw = lanes.bw
-    q = lanes.count[0]
+    q = lanes.i[_ICNT]
     fails = 0
     if q > 0:
-        solve_batch(bw, na, nb, q, lanes.values, lanes.status)
+        solve_batch(bw, na, nb, q, lanes.f[_FVAL:_FVAL + LANES], lanes.i[_ISTAT:_ISTAT + LANES])
     for lane in range(q):
-        if lanes.status[lane] != 0 or not np.isfinite(lanes.values[lane]):
+        if lanes.i[_ISTAT + lane] != 0 or not np.isfinite(lanes.f[_FVAL + lane]):
             fails += 1
             _keep_failed(bw.G3[:, :, lane], na, nb, failed_game)
     return fails
@@ -183,42 +188,42 @@ def _solve_lanes(lanes, na, nb, failed_game):
 @njit(cache=True)
 def _flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
     """Build (:func:`_build_lanes`) and solve the queued games, keep each pot's value, make the queued additions; return the failures."""
-    q = lanes.count[0]
+    q = lanes.i[_ICNT]
     _build_lanes(lanes, outc, na, nb, toff, nt if q > 0 else 0)
     fails = _solve_lanes(lanes, na, nb, failed_game)
     for lane in range(q):
-        pot = lanes.lane_key[lane]
-        pot_val[pot] = lanes.values[lane]
-        lanes.pend[pot] = -1
-    for e in range(lanes.count[1]):
-        lane = lanes.ev_lane[e]
-        acc[lanes.ev_vi[e]] += lanes.values[lane] if lane >= 0 else lanes.ev_val[e]
-    lanes.count[0] = 0
-    lanes.count[1] = 0
-    lanes.count[2] = 0
+        pot = lanes.i[_IKEY + lane]
+        pot_val[pot] = lanes.f[_FVAL + lane]
+        lanes.i[_IPEND + pot] = -1
+    for e in range(lanes.i[_ICNT + 1]):
+        lane = lanes.i[_IEVL + e]
+        acc[lanes.i[_IEVI + e]] += lanes.f[_FVAL + lane] if lane >= 0 else lanes.f[_FEV + e]
+    lanes.i[_ICNT] = 0
+    lanes.i[_ICNT + 1] = 0
+    lanes.i[_ICNT + 2] = 0
     return fails
 
 
 @njit(cache=True)
 def _win_put(lanes, M, na, nb, slot):
     """Put ``M[:na, :nb]``, the game of difference slot ``slot``, in the next lane. True when the lanes are full."""
-    lane = lanes.count[0]
+    lane = lanes.i[_ICNT]
     G3 = lanes.bw.G3
     for a in range(na):
         for b in range(nb):
             G3[a, b, lane] = M[a, b]
-    lanes.lane_key[lane] = slot
-    lanes.count[0] = lane + 1
+    lanes.i[_IKEY + lane] = slot
+    lanes.i[_ICNT] = lane + 1
     return lane + 1 == LANES
 
 
 @njit(cache=True)
 def _win_same(lanes, slot, src):
     """Queue slot ``slot``'s value as a copy of slot ``src``'s (an equal game). True when the queue is full."""
-    ne = lanes.count[1]
-    lanes.ev_vi[ne] = slot
-    lanes.ev_lane[ne] = src
-    lanes.count[1] = ne + 1
+    ne = lanes.i[_ICNT + 1]
+    lanes.i[_IEVI + ne] = slot
+    lanes.i[_IEVL + ne] = src
+    lanes.i[_ICNT + 1] = ne + 1
     return ne + 1 == _EVENTS
 
 
@@ -226,12 +231,12 @@ def _win_same(lanes, slot, src):
 def _win_flush(lanes, na, nb, row, failed_game):
     """Solve the queued ``win`` games into their slots of ``row``, then make the queued copies; return the failures."""
     fails = _solve_lanes(lanes, na, nb, failed_game)
-    for lane in range(lanes.count[0]):
-        row[lanes.lane_key[lane]] = lanes.values[lane]
-    for e in range(lanes.count[1]):
-        row[lanes.ev_vi[e]] = row[lanes.ev_lane[e]]  # in order: a copy's source is set before it
-    lanes.count[0] = 0
-    lanes.count[1] = 0
+    for lane in range(lanes.i[_ICNT]):
+        row[lanes.i[_IKEY + lane]] = lanes.f[_FVAL + lane]
+    for e in range(lanes.i[_ICNT + 1]):
+        row[lanes.i[_IEVI + e]] = row[lanes.i[_IEVL + e]]  # in order: a copy's source is set before it
+    lanes.i[_ICNT] = 0
+    lanes.i[_ICNT + 1] = 0
     return fails
 
 

@@ -41,38 +41,39 @@ _K = MAX_CARDS
 _S = MAX_CARDS + 1
 
 
+# Offsets into BatchWork.F. One flat array, not a dozen: numba counts every array of a named
+# tuple in and out on each call that passes it (about 6 ns an array, measured).
+_NG = _K * _K * LANES  # the games, first: entry (i, j) of lane l at (i * MAX_CARDS + j) * LANES + l
+_OT = _NG  # the tableaux: (i, j) of lane l at _OT + (i * (MAX_CARDS + 1) + j) * LANES + l
+_OCOL = _OT + _S * _S * LANES  # the pivot column of every lane
+_OROW = _OCOL + _S * LANES  # the new pivot row
+_ORL = _OROW + _S * LANES  # row labels
+_OCL = _ORL + _K * LANES  # column labels
+_OX = _OCL + _K * LANES  # the row player's strategies
+_OY = _OX + _K * LANES  # the column player's
+_OM = _OY + _K * LANES  # one lane's game (MAX_CARDS x MAX_CARDS), for solve_stage
+_OXS = _OM + _K * _K  # solve_stage's outputs x and y
+_OYS = _OXS + _K
+_OWORK = _OYS + _K  # solve_stage's scratch
+
+
 class BatchWork(NamedTuple):
     """Per-thread scratch of :func:`solve_batch` (allocate once with :func:`make_batch_work`).
 
-    Every array is flat with the lane last: entry ``(i, j)`` of lane ``l``
-    of the games is ``G[(i * MAX_CARDS + j) * LANES + l]``, of the tableaux
-    ``T[(i * (MAX_CARDS + 1) + j) * LANES + l]``. The caller writes lane
+    ``F`` holds everything, the games first: entry ``(i, j)`` of lane ``l``
+    is ``F[(i * MAX_CARDS + j) * LANES + l]``. The caller writes lane
     ``l``'s game into the view ``G3[:, :, l]``.
     """
 
-    G: np.ndarray  # the games
-    G3: np.ndarray  # the same memory as (MAX_CARDS, MAX_CARDS, LANES): lane l's game is G3[:, :, l]
-    T: np.ndarray  # the tableaux
-    colv: np.ndarray  # ((MAX_CARDS + 1) * LANES,) the pivot column of every lane
-    rowv: np.ndarray  # ((MAX_CARDS + 1) * LANES,) the new pivot row
-    rlab: np.ndarray  # (MAX_CARDS * LANES,) row labels
-    clab: np.ndarray  # (MAX_CARDS * LANES,) column labels
-    X: np.ndarray  # (MAX_CARDS * LANES,) the row player's strategies
-    Y: np.ndarray  # (MAX_CARDS * LANES,) the column player's
-    M: np.ndarray  # (MAX_CARDS, MAX_CARDS) one lane's game, for solve_stage
-    x: np.ndarray  # (MAX_CARDS,) solve_stage's outputs
-    y: np.ndarray
-    work: np.ndarray  # solve_stage's scratch
+    F: np.ndarray  # the games, the tableaux and the scratch, at the offsets above
+    G3: np.ndarray  # the games as (MAX_CARDS, MAX_CARDS, LANES): lane l's game is G3[:, :, l]
 
 
 @njit(cache=True)
 def make_batch_work(work_size):
     """A :class:`BatchWork` for games up to ``MAX_CARDS`` square; ``work_size`` as :func:`~.stage.stage_work_size`."""
-    L = LANES
-    G = np.zeros(_K * _K * L)
-    return BatchWork(G, G.reshape((_K, _K, L)), np.zeros(_S * _S * L), np.zeros(_S * L),
-                     np.zeros(_S * L), np.zeros(_K * L), np.zeros(_K * L), np.zeros(_K * L), np.zeros(_K * L),
-                     np.zeros((_K, _K)), np.zeros(_K), np.zeros(_K), np.zeros(work_size))
+    F = np.zeros(_OWORK + work_size)
+    return BatchWork(F, F[:_NG].reshape((_K, _K, LANES)))
 
 
 @njit(cache=True, inline="always")
@@ -94,7 +95,7 @@ def solve_batch(bw, m, n, count, values, status):
     returns them (values equal bit for bit).
     """
     L = LANES
-    G, T, colv, rowv, rlab, clab, X, Y = bw.G, bw.T, bw.colv, bw.rowv, bw.rlab, bw.clab, bw.X, bw.Y
+    F = bw.F
     mm = m
     nn = n
     w = nn + 1
@@ -110,9 +111,9 @@ def solve_batch(bw, m, n, count, values, status):
     istar = zero
     lo = vsplat(np.inf)
     for i in range(m):
-        rmin = vload(G, i * _K * L)
+        rmin = vload(F, i * _K * L)
         for j in range(1, n):
-            a = vload(G, (i * _K + j) * L)
+            a = vload(F, (i * _K + j) * L)
             rmin = vselect(vlt(a, rmin), a, rmin)
         take = vgt(rmin, maximin)
         maximin = vselect(take, rmin, maximin)
@@ -122,9 +123,9 @@ def solve_batch(bw, m, n, count, values, status):
     jstar = zero
     hi = vsplat(-np.inf)
     for j in range(n):
-        cmax = vload(G, j * L)
+        cmax = vload(F, j * L)
         for i in range(1, m):
-            a = vload(G, (i * _K + j) * L)
+            a = vload(F, (i * _K + j) * L)
             cmax = vselect(vgt(a, cmax), a, cmax)
         take = vlt(cmax, minimax)
         minimax = vselect(take, cmax, minimax)
@@ -139,14 +140,14 @@ def solve_batch(bw, m, n, count, values, status):
     inv_span = vdiv(one, vselect(pivoted, vsub(hi, lo), one))
     for i in range(mm):
         for j in range(nn):
-            g = vload(G, (i * _K + j) * L)
-            vstore(T, (i * _S + j) * L, vselect(pivoted, vadd(vmul(vsub(g, lo), inv_span), one), one))
-        vstore(T, (i * _S + nn) * L, one)
-        vstore(rlab, i * L, vsplat(float(nn + i)))
+            g = vload(F, (i * _K + j) * L)
+            vstore(F, _OT + (i * _S + j) * L, vselect(pivoted, vadd(vmul(vsub(g, lo), inv_span), one), one))
+        vstore(F, _OT + (i * _S + nn) * L, one)
+        vstore(F, _ORL + i * L, vsplat(float(nn + i)))
     for j in range(nn):
-        vstore(T, (mm * _S + j) * L, vsplat(-1.0))
-        vstore(clab, j * L, vsplat(float(j)))
-    vstore(T, (mm * _S + nn) * L, zero)
+        vstore(F, _OT + (mm * _S + j) * L, vsplat(-1.0))
+        vstore(F, _OCL + j * L, vsplat(float(j)))
+    vstore(F, _OT + (mm * _S + nn) * L, zero)
 
     run = pivoted  # lanes still pivoting
     done = vnot(pivoted)  # lanes at an optimal tableau, saddle points and the empty lanes
@@ -159,7 +160,7 @@ def solve_batch(bw, m, n, count, values, status):
         best = vsplat(-PIVOT_TOL)
         cvec = vsplat(-1.0)
         for j in range(nn):
-            a = vload(T, (mm * _S + j) * L)
+            a = vload(F, _OT + (mm * _S + j) * L)
             take = vlt(a, best)
             best = vselect(take, a, best)
             cvec = vselect(take, vsplat(float(j)), cvec)
@@ -173,12 +174,12 @@ def solve_batch(bw, m, n, count, values, status):
         # the pivot column (zero in lanes that do not pivot)
         cidx = vadd(vmul(cvec, vsplat(float(L))), lane)
         for i in range(mm + 1):
-            vstore(colv, i * L, vgather(T, vadd(cidx, vsplat(float(i * _S * L))), run))
+            vstore(F, _OCOL + i * L, vgather(F, vadd(cidx, vsplat(float(_OT + i * _S * L))), run))
         # Harris's ratio test, pass 1: the step bound with right-hand sides relaxed by PIVOT_TOL
         bound = vsplat(np.inf)
         for i in range(mm):
-            a = vload(colv, i * L)
-            rhs = vmax0(vload(T, (i * _S + nn) * L))
+            a = vload(F, _OCOL + i * L)
+            rhs = vmax0(vload(F, _OT + (i * _S + nn) * L))
             t = vdiv(vadd(rhs, tol), a)
             bound = vselect(vand(vgt(a, tol), vlt(t, bound)), t, bound)
         # pass 2: among the rows within the bound, the largest pivot (the first among equals)
@@ -186,8 +187,8 @@ def solve_batch(bw, m, n, count, values, status):
         piv = zero
         prhs = zero
         for i in range(mm):
-            a = vload(colv, i * L)
-            rhs = vmax0(vload(T, (i * _S + nn) * L))
+            a = vload(F, _OCOL + i * L)
+            rhs = vmax0(vload(F, _OT + (i * _S + nn) * L))
             take = vand(vand(vgt(a, tol), vle(rhs, vmul(bound, a))), vgt(a, piv))
             rvec = vselect(take, vsplat(float(i)), rvec)
             piv = vselect(take, a, piv)
@@ -204,78 +205,78 @@ def solve_batch(bw, m, n, count, values, status):
         rvec = vselect(run, rvec, vsplat(-1.0))
         ridx = vadd(vmul(rvec, vsplat(float(_S * L))), lane)
         for j in range(w):
-            r = vmul(vgather(T, vadd(ridx, vsplat(float(j * L))), run), inv)
-            vstore(rowv, j * L, vselect(run, vselect(veq(cvec, vsplat(float(j))), inv, r), zero))
+            r = vmul(vgather(F, vadd(ridx, vsplat(float(_OT + j * L))), run), inv)
+            vstore(F, _OROW + j * L, vselect(run, vselect(veq(cvec, vsplat(float(j))), inv, r), zero))
         # Tucker pivot, every lane at once: pivot column -> -col/p, pivot row as above,
         # everything else a -= (column entry)(new row entry)
         for i in range(mm + 1):
-            f = vselect(run, vload(colv, i * L), zero)
+            f = vselect(run, vload(F, _OCOL + i * L), zero)
             newcol = vneg(vmul(f, inv))
             in_row = veq(rvec, vsplat(float(i)))
             for j in range(w):
                 off = (i * _S + j) * L
-                g = vload(rowv, j * L)
-                t = vsub(vload(T, off), vmul(f, g))
+                g = vload(F, _OROW + j * L)
+                t = vsub(vload(F, _OT + off), vmul(f, g))
                 t = vselect(veq(cvec, vsplat(float(j))), newcol, t)
-                vstore(T, off, vselect(in_row, g, t))
+                vstore(F, _OT + off, vselect(in_row, g, t))
         for l in range(L):
             r = int(vget(rvec, l))
             if r >= 0:
                 c = int(vget(cvec, l))
-                tmp = rlab[r * L + l]
-                rlab[r * L + l] = clab[c * L + l]
-                clab[c * L + l] = tmp
+                tmp = F[_ORL + r * L + l]
+                F[_ORL + r * L + l] = F[_OCL + c * L + l]
+                F[_OCL + c * L + l] = tmp
 
     # the strategies as _simplex reads them: basic q_j from the right-hand side, nonbasic
     # slacks' duals from the objective row, entries below PIVOT_TOL dropped, then normalised
     for i in range(mm):
-        vstore(X, i * L, zero)
+        vstore(F, _OX + i * L, zero)
     for j in range(nn):
-        vstore(Y, j * L, zero)
+        vstore(F, _OY + j * L, zero)
     sx = zero
     for j in range(nn):
-        k = vload(clab, j * L)
-        p = vload(T, (mm * _S + j) * L)
+        k = vload(F, _OCL + j * L)
+        p = vload(F, _OT + (mm * _S + j) * L)
         take = vand(vle(vsplat(float(nn)), k), vgt(p, tol))
         sx = vadd(sx, vselect(take, p, zero))
         for i in range(mm):
             hit = vand(take, veq(k, vsplat(float(nn + i))))
-            vstore(X, i * L, vselect(hit, p, vload(X, i * L)))
+            vstore(F, _OX + i * L, vselect(hit, p, vload(F, _OX + i * L)))
     sy = zero
     for i in range(mm):
-        k = vload(rlab, i * L)
-        q = vload(T, (i * _S + nn) * L)
+        k = vload(F, _ORL + i * L)
+        q = vload(F, _OT + (i * _S + nn) * L)
         take = vand(vlt(k, vsplat(float(nn))), vgt(q, tol))
         sy = vadd(sy, vselect(take, q, zero))
         for j in range(nn):
             hit = vand(take, veq(k, vsplat(float(j))))
-            vstore(Y, j * L, vselect(hit, q, vload(Y, j * L)))
+            vstore(F, _OY + j * L, vselect(hit, q, vload(F, _OY + j * L)))
     good = vand(done, vand(vgt(sx, zero), vgt(sy, zero)))
     inv_sx = vdiv(one, sx)
     for i in range(mm):
-        vstore(X, i * L, vmul(vload(X, i * L), inv_sx))
+        vstore(F, _OX + i * L, vmul(vload(F, _OX + i * L), inv_sx))
     inv_sy = vdiv(one, sy)
     for j in range(nn):
-        vstore(Y, j * L, vmul(vload(Y, j * L), inv_sy))
+        vstore(F, _OY + j * L, vmul(vload(F, _OY + j * L), inv_sy))
     # a saddle point's strategies are pure, as solve_stage sets them
     for i in range(mm):
-        vstore(X, i * L, vselect(saddle, vselect(veq(istar, vsplat(float(i))), one, zero), vload(X, i * L)))
+        vstore(F, _OX + i * L, vselect(saddle, vselect(veq(istar, vsplat(float(i))), one, zero), vload(F, _OX + i * L)))
     for j in range(nn):
-        vstore(Y, j * L, vselect(saddle, vselect(veq(jstar, vsplat(float(j))), one, zero), vload(Y, j * L)))
+        vstore(F, _OY + j * L, vselect(saddle, vselect(veq(jstar, vsplat(float(j))), one, zero), vload(F, _OY + j * L)))
     good = vor(good, saddle)
     # the certificate of _certify: what x guarantees and what y concedes
     low = vsplat(np.inf)
     for j in range(n):
         s = zero
         for i in range(m):
-            s = vadd(s, vmul(vload(X, i * L), vload(G, (i * _K + j) * L)))
+            s = vadd(s, vmul(vload(F, _OX + i * L), vload(F, (i * _K + j) * L)))
         good = vand(good, veq(s, s))
         low = vselect(vlt(s, low), s, low)
     high = vsplat(-np.inf)
     for i in range(m):
         s = zero
         for j in range(n):
-            s = vadd(s, vmul(vload(G, (i * _K + j) * L), vload(Y, j * L)))
+            s = vadd(s, vmul(vload(F, (i * _K + j) * L), vload(F, _OY + j * L)))
         good = vand(good, veq(s, s))
         high = vselect(vgt(s, high), s, high)
     good = vand(good, vle(vsub(high, low), vsplat(2.0 * GUARANTEE_TOL)))
@@ -286,8 +287,8 @@ def solve_batch(bw, m, n, count, values, status):
             values[l] = vget(value, l)
             status[l] = STAGE_OK
         else:
-            M = bw.M
+            M = F[_OM:_OM + _K * _K].reshape((_K, _K))
             for i in range(m):
                 for j in range(n):
-                    M[i, j] = G[(i * _K + j) * L + l]
-            values[l], status[l] = solve_stage(M, m, n, bw.x, bw.y, bw.work)
+                    M[i, j] = F[(i * _K + j) * L + l]
+            values[l], status[l] = solve_stage(M, m, n, F[_OXS:_OXS + _K], F[_OYS:_OYS + _K], F[_OWORK:])

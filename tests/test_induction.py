@@ -38,15 +38,15 @@ def test_kernel_solves_equal_games_once(monkeypatch, tie, order, objective):
     real_flush = induction._flush
 
     def counting_flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
-        calls[0] += int(lanes.count[0])
-        batched[0] += int(lanes.count[0])
+        calls[0] += int(lanes.i[induction._ICNT])
+        batched[0] += int(lanes.i[induction._ICNT])
         return real_flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game)
 
     real_win_flush = induction._win_flush
 
     def counting_win_flush(lanes, na, nb, row, failed_game):
-        calls[0] += int(lanes.count[0])
-        batched[0] += int(lanes.count[0])
+        calls[0] += int(lanes.i[induction._ICNT])
+        batched[0] += int(lanes.i[induction._ICNT])
         return real_win_flush(lanes, na, nb, row, failed_game)
 
     monkeypatch.setattr(induction, "solve_stage", counting)
