@@ -36,7 +36,7 @@ from .stage import StageSolveError, highs_stage, solve_stage
 from .simd import prefetch, vadd, vload, vmul, vpermute, vsplat, vstore
 from .stagebatch import LANES, BatchWork, batch_shape, make_batch_work, solve_batch
 from .tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_address, points_cells, points_game,
-                     points_gather, points_ties, reveal_order, stage_structure, win_cells, win_gather)
+                     points_gather, points_tied, points_ties, reveal_order, stage_structure, win_cells, win_gather)
 
 
 #: Solve stage games in SIMD lanes: only as compiled code on a processor with AVX-512, where it
@@ -189,7 +189,7 @@ def _solve_lanes(lanes, na, nb, failed_game):
 def _flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
     """Build (:func:`_build_lanes`) and solve the queued games, keep each pot's value, make the queued additions; return the failures."""
     q = lanes.i[_ICNT]
-    _build_lanes(lanes, outc, na, nb, toff, nt if q > 0 else 0)
+    _build_lanes(lanes, outc, na if q > 0 else 0, nb, toff, nt if q > 0 else 0)  # nothing to build when none queued
     fails = _solve_lanes(lanes, na, nb, failed_game)
     for lane in range(q):
         pot = lanes.i[_IKEY + lane]
@@ -306,17 +306,15 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
             points_cells(game, prev, k, stage, pcells)
             # the pattern's games, all na x nb, eight at a time in SIMD lanes
             batched = LANES_ON and not use_highs and batch_shape(na, nb)
-            # under the carry rule a tie carries the pot: the tied cells' places in the lanes'
-            # games, in points_ties's order
+            # under the carry rule a tie carries the pot: the tied cells (points_tied) and their
+            # places in the lanes' games
+            tied = np.empty(MAX_CARDS, dtype=np.int64)
             toff = np.empty(MAX_CARDS, dtype=np.int64)
             tv = np.empty(MAX_CARDS, dtype=np.float64)
-            nt = 0
-            if game.carry and k > 1:
-                for a in range(na):
-                    for b in range(nb):
-                        if stage.outc[a, b] == 0:
-                            toff[nt] = (a * MAX_CARDS + b) * LANES
-                            nt += 1
+            nt = points_tied(game, k, stage, tied)
+            for t in range(nt):
+                a = tied[t] // nb
+                toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
             lanes = _pot_lanes(pot_len)
             if not sym:  # a symmetric pattern's value is 0: nothing to solve
                 for t in range(nsets * nrev):
@@ -349,7 +347,7 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                                         prefetch(prev.R, at)
                         pot_set[pot] = s_prev
                         if batched:
-                            points_ties(game, prev, k, stage, pot, ci, s_prev, tv)
+                            points_ties(game, prev, k, stage, tied, nt, pot, ci, s_prev, tv)
                             if _queue_game(lanes, W, na, nb, tv, nt, vi, pot, s_prev):
                                 fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
                             continue

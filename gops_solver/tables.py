@@ -384,22 +384,34 @@ def points_game(game, prev, k, stage, pot, ci, s_prev, W, M):
 
 
 @njit(cache=True, inline="always")
-def points_ties(game, prev, k, stage, pot, ci, s_prev, tv):
-    """The entries of :func:`points_game`'s tied cells, which read the level below at the pot, into ``tv``; their number.
+def points_tied(game, k, stage, tied):
+    """The cells of a pattern's ``points`` games that read the level below at the pot, ``a * stage.nb + b`` in row order, into ``tied``; their number.
 
     Under the carry rule (after the first round) a tie carries the pot, so
-    the cells with outcome 0, in row order, are read for each pot; under
-    ``discard`` none are (0). The SIMD kernel builds the rest of a game from
-    :func:`points_gather`'s entries and these.
+    :func:`points_game` reads the cells with outcome 0 again for each pot;
+    under ``discard`` there are none (0). Listed once per pattern.
     """
     nt = 0
     if game.carry and k > 1:
         for a in range(stage.na):
             for b in range(stage.nb):
                 if stage.outc[a, b] == 0:
-                    tv[nt] = stage_entry(game, prev, k, 0, pot, 0, ci, s_prev, 0, stage.succ[a, b])
+                    tied[nt] = a * stage.nb + b
                     nt += 1
     return nt
+
+
+@njit(cache=True, inline="always")
+def points_ties(game, prev, k, stage, tied, nt, pot, ci, s_prev, tv):
+    """The entries of the ``nt`` cells of :func:`points_tied` at ``pot``, into ``tv``: :func:`points_game`'s.
+
+    The SIMD kernel builds the rest of a game from :func:`points_gather`'s
+    entries and these.
+    """
+    for t in range(nt):
+        a = tied[t] // stage.nb
+        b = tied[t] - a * stage.nb
+        tv[t] = stage_entry(game, prev, k, 0, pot, 0, ci, s_prev, 0, stage.succ[a, b])
 
 
 @njit(cache=True)

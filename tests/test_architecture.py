@@ -59,7 +59,7 @@ def test_stage_games_are_built_in_one_place():
     # every stage game is built by tables.stage_matrix (from tables.stage_entry); nothing else
     # calls stage_entry, and verify, the equilibrium policy and queries call the builder. The two
     # specialisations of the induction, the win gather (win_cells/win_gather) and the points
-    # games of a run of reveals that leave one set hidden (points_cells/points_gather/points_game/points_ties), both checked
+    # games of a run of reveals that leave one set hidden (points_cells/points_gather/points_game/points_tied/points_ties), both checked
     # equal to stage_matrix in test_tables.py, live next to it in tables.py and are called by the
     # induction only
     callers = {}
@@ -71,7 +71,7 @@ def test_stage_games_are_built_in_one_place():
     assert {"verify", "strategies", "query"} <= callers["stage_matrix"]
     assert callers["win_cells"] == callers["win_gather"] == {"induction"}
     assert callers["points_cells"] == callers["points_gather"] == callers["points_game"] == {"induction"}
-    assert callers["points_ties"] == {"induction"}
+    assert callers["points_tied"] == callers["points_ties"] == {"induction"}
 
 
 def test_sizes_and_tolerances_are_named_in_constants_only():

@@ -97,7 +97,7 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
     # hidden shares, then the pot); entry for entry it must be stage_matrix's game, NaN included
     from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
     from gops_solver.encoding import decode
-    from gops_solver.tables import (game_axes, level_axes, points_cells, points_game, points_gather, points_ties,
+    from gops_solver.tables import (game_axes, level_axes, points_cells, points_game, points_gather, points_tied, points_ties,
                                     stage_entry, stage_matrix, stage_structure)
     sol = solve(Rules(5, tie, "points", order))
     sp = sol.space
@@ -109,6 +109,7 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
     M1 = np.empty((MAX_CARDS, MAX_CARDS))
     M2 = np.empty((MAX_CARDS, MAX_CARDS))
     tv = np.empty(MAX_CARDS)
+    tied_cells = np.empty(MAX_CARDS, dtype=np.int64)
     checked = ties = 0
     for k in range(1, 6):
         level = level_axes(sp, k)
@@ -119,6 +120,7 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
             stage = stage_structure(tokens, u, game.lut, game.lut_off)
             na, nb = stage.na, stage.nb
             points_cells(game, prev, k, stage, cells)
+            nt = points_tied(game, k, stage, tied_cells)
             for si in range(len(level.sets)):
                 for j in range(level.rev_prize.shape[1]):
                     s_prev, p = int(level.rev_set[si, j]), int(level.rev_prize[si, j])
@@ -133,10 +135,11 @@ def test_points_gather_and_game_equal_stage_matrix(tie, order):
                         points_game(game, prev, k, stage, pot, ci, s_prev, W2, M2)
                         assert np.array_equal(M1[:na, :nb], M2[:na, :nb], equal_nan=True), (k, h, si, j, ci)
                         # the SIMD kernel's way: the same entries from W2 and the tied cells read at the pot
-                        nt = points_ties(game, prev, k, stage, pot, ci, s_prev, tv)
+                        points_ties(game, prev, k, stage, tied_cells, nt, pot, ci, s_prev, tv)
                         tied = stage.outc[:na, :nb] == 0
                         carried = tie == "carry" and k > 1
                         assert nt == (int(tied.sum()) if carried else 0)
+                        assert list(tied_cells[:nt]) == ([int(c) for c in np.flatnonzero(tied)] if carried else [])
                         assert np.array_equal(tv[:nt], M1[:na, :nb][tied][:nt], equal_nan=True)
                         if carried:
                             assert np.array_equal(M1[:na, :nb][~tied], W2[:na, :nb][~tied] + (stage.outc[:na, :nb] * pot)[~tied],
