@@ -159,11 +159,13 @@ def solve_batch(bw, m, n, count, values, status):
         # entering column: the most negative reduced cost (Dantzig), the first among equals
         best = vsplat(-PIVOT_TOL)
         cvec = vsplat(-1.0)
+        jv = zero  # float(j) as a vector, counted (a conversion and a broadcast per step otherwise)
         for j in range(nn):
             a = vload(F, _OT + (mm * _S + j) * L)
             take = vlt(a, best)
             best = vselect(take, a, best)
-            cvec = vselect(take, vsplat(float(j)), cvec)
+            cvec = vselect(take, jv, cvec)
+            jv = vadd(jv, one)
         optimal = vand(run, vlt(cvec, zero))
         done = vor(done, optimal)
         run = vand(run, vnot(optimal))
@@ -186,13 +188,15 @@ def solve_batch(bw, m, n, count, values, status):
         rvec = vsplat(-1.0)
         piv = zero
         prhs = zero
+        iv = zero
         for i in range(mm):
             a = vload(F, _OCOL + i * L)
             rhs = vmax0(vload(F, _OT + (i * _S + nn) * L))
             take = vand(vand(vgt(a, tol), vle(rhs, vmul(bound, a))), vgt(a, piv))
-            rvec = vselect(take, vsplat(float(i)), rvec)
+            rvec = vselect(take, iv, rvec)
             piv = vselect(take, a, piv)
             prhs = vselect(take, rhs, prhs)
+            iv = vadd(iv, one)
         run = vand(run, vnot(vlt(rvec, zero)))  # no row: numerical trouble, solve_stage reports or retries it
         # degenerate pivots in a row; past max_streak solve_stage goes on with Bland's rule
         # (lanes that stop pivoting here are not done: they go to solve_stage)
@@ -204,21 +208,27 @@ def solve_batch(bw, m, n, count, values, status):
         cvec = vselect(run, cvec, vsplat(-1.0))
         rvec = vselect(run, rvec, vsplat(-1.0))
         ridx = vadd(vmul(rvec, vsplat(float(_S * L))), lane)
+        jv = zero
         for j in range(w):
             r = vmul(vgather(F, vadd(ridx, vsplat(float(_OT + j * L))), run), inv)
-            vstore(F, _OROW + j * L, vselect(run, vselect(veq(cvec, vsplat(float(j))), inv, r), zero))
+            vstore(F, _OROW + j * L, vselect(run, vselect(veq(cvec, jv), inv, r), zero))
+            jv = vadd(jv, one)
         # Tucker pivot, every lane at once: pivot column -> -col/p, pivot row as above,
         # everything else a -= (column entry)(new row entry)
+        iv = zero
         for i in range(mm + 1):
             f = vselect(run, vload(F, _OCOL + i * L), zero)
             newcol = vneg(vmul(f, inv))
-            in_row = veq(rvec, vsplat(float(i)))
+            in_row = veq(rvec, iv)
+            jv = zero
             for j in range(w):
                 off = (i * _S + j) * L
                 g = vload(F, _OROW + j * L)
                 t = vsub(vload(F, _OT + off), vmul(f, g))
-                t = vselect(veq(cvec, vsplat(float(j))), newcol, t)
+                t = vselect(veq(cvec, jv), newcol, t)
                 vstore(F, _OT + off, vselect(in_row, g, t))
+                jv = vadd(jv, one)
+            iv = vadd(iv, one)
         for l in range(L):
             r = int(vget(rvec, l))
             if r >= 0:
@@ -239,18 +249,22 @@ def solve_batch(bw, m, n, count, values, status):
         p = vload(F, _OT + (mm * _S + j) * L)
         take = vand(vle(vsplat(float(nn)), k), vgt(p, tol))
         sx = vadd(sx, vselect(take, p, zero))
+        kv = vsplat(float(nn))
         for i in range(mm):
-            hit = vand(take, veq(k, vsplat(float(nn + i))))
+            hit = vand(take, veq(k, kv))
             vstore(F, _OX + i * L, vselect(hit, p, vload(F, _OX + i * L)))
+            kv = vadd(kv, one)
     sy = zero
     for i in range(mm):
         k = vload(F, _ORL + i * L)
         q = vload(F, _OT + (i * _S + nn) * L)
         take = vand(vlt(k, vsplat(float(nn))), vgt(q, tol))
         sy = vadd(sy, vselect(take, q, zero))
+        jv = zero
         for j in range(nn):
-            hit = vand(take, veq(k, vsplat(float(j))))
+            hit = vand(take, veq(k, jv))
             vstore(F, _OY + j * L, vselect(hit, q, vload(F, _OY + j * L)))
+            jv = vadd(jv, one)
     good = vand(done, vand(vgt(sx, zero), vgt(sy, zero)))
     inv_sx = vdiv(one, sx)
     for i in range(mm):
