@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import llvmlite.binding as llvm
 import numpy as np
-from numba import config, njit, objmode, prange
+from numba import config, get_num_threads, njit, objmode, prange
 
 from .constants import MAX_CARDS, TOKEN_SCRATCH
 from .encoding import decode
@@ -621,6 +621,13 @@ def level0_table(space) -> np.ndarray:
     return R
 
 
+def _deal(part, threads):
+    """``part`` reordered so that ``threads`` equal contiguous slices hold every ``threads``-th pattern."""
+    if threads <= 1:
+        return part
+    return np.concatenate([part[t::threads] for t in range(threads)])
+
+
 def run_induction(space, progress=None, start_tables=None, on_level=None, keep_all=True,
                   chunks_per_level=64, use_highs=False):
     """Compute every level table of ``space`` bottom-up.
@@ -660,9 +667,13 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
         # chunks of a few hundred patterns: progress updates and Ctrl-C land
         # between chunks (a running kernel cannot be interrupted)
         n_chunks = max(1, min(len(ps) // 16, max(chunks_per_level, len(ps) // 256)))
+        threads = get_num_threads()
         for part in np.array_split(ps, n_chunks):
             if len(part) == 0:
                 continue
+            # prange hands each thread one contiguous share, and neighbouring patterns cost
+            # alike: dealt round-robin, the shares cost alike too (order does not change R)
+            part = _deal(part, threads)
             games = np.zeros(len(part), np.int64)
             fails = np.zeros(len(part), np.int64)
             kernel(game, level, prev, part, R, games, fails, failed, use_highs)
