@@ -23,10 +23,11 @@ import time
 from collections import OrderedDict
 
 import numpy as np
+from numba import get_num_threads
 
 from .blocks import BlockStats, BlockStore
 from .constants import MAX_CARDS
-from .induction import level0_table, level_kernel, set_work
+from .induction import deal, level0_table, level_kernel, set_work
 from .rules import Rules
 from .stage import StageSolveError
 from .storage import notify
@@ -227,7 +228,7 @@ def solve_blocks(space, k: int, ranks, read) -> tuple:
     inputs = sorted({c for r in ranks for c in children(space, k, r)})
     prev = _children_table(space, k - 1, inputs, read)
     out = np.full(space.size(k) // len(space.sets[k]) * len(ranks), np.nan)
-    ps = _spread_order(len(level.canonical))
+    ps = _spread_order(len(level.canonical), get_num_threads())
     games = np.zeros(len(ps), np.int64)
     fails = np.zeros(len(ps), np.int64)
     failed = np.zeros(2 + MAX_CARDS * MAX_CARDS)
@@ -247,10 +248,8 @@ def solve_blocks(space, k: int, ranks, read) -> tuple:
 
 
 @functools.lru_cache(maxsize=64)
-def _spread_order(npat: int) -> np.ndarray:
-    # the kernel's parallel loop hands each thread a contiguous run of positions; patterns of
-    # one hand size sit together and cost alike, so a fixed shuffle evens the threads' work
-    return np.random.default_rng(npat).permutation(npat).astype(np.int64)
+def _spread_order(npat: int, threads: int) -> np.ndarray:
+    return deal(np.arange(npat, dtype=np.int64), threads)
 
 
 def count_states(space, k: int, data) -> int:

@@ -621,11 +621,18 @@ def level0_table(space) -> np.ndarray:
     return R
 
 
-def _deal(part, threads):
-    """``part`` reordered so that ``threads`` equal contiguous slices hold every ``threads``-th pattern."""
+def deal(ps, threads):
+    """``ps`` reordered for :func:`level_kernel`'s parallel loop on ``threads`` threads.
+
+    ``prange`` hands each thread one contiguous share of the positions, fixed
+    in advance, and neighbouring patterns cost alike (one hand size, one
+    pattern shape): dealt round-robin, thread ``t`` gets every
+    ``threads``-th pattern from the ``t``-th, so the shares cost alike too.
+    The order does not change a value.
+    """
     if threads <= 1:
-        return part
-    return np.concatenate([part[t::threads] for t in range(threads)])
+        return ps
+    return np.concatenate([ps[t::threads] for t in range(threads)])
 
 
 def run_induction(space, progress=None, start_tables=None, on_level=None, keep_all=True,
@@ -671,9 +678,7 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
         for part in np.array_split(ps, n_chunks):
             if len(part) == 0:
                 continue
-            # prange hands each thread one contiguous share, and neighbouring patterns cost
-            # alike: dealt round-robin, the shares cost alike too (order does not change R)
-            part = _deal(part, threads)
+            part = deal(part, threads)
             games = np.zeros(len(part), np.int64)
             fails = np.zeros(len(part), np.int64)
             kernel(game, level, prev, part, R, games, fails, failed, use_highs)
