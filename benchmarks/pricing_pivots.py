@@ -8,10 +8,12 @@ each level in runs of the kernel's own order (``points_floor._draw`` and
 ``stage._simplex`` (the same scaled tableau and Harris ratio test, no
 Bland switch) under four entering rules:
 
-- ``dantzig``: the most negative reduced cost (the rule before 4 December);
+- ``dantzig``: the most negative reduced cost (the rule ``stage._simplex``
+  and ``stagebatch.solve_batch`` use);
 - ``first+dantzig``: the first pivot on the column whose largest entry is
   least (the greatest first step), then Dantzig;
-- ``first+devex``: that first pivot, then Devex pricing (Harris 1973);
+- ``first+devex``: that first pivot, then Devex pricing (P. M. J. Harris
+  1973, Math. Programming 5:1-28);
 - ``greatest``: at every pivot the column of greatest objective gain (a
   ratio test on every column: the fewest pivots of the four, the dearest).
 
@@ -20,8 +22,14 @@ excluded), the mean support size of the column player's strategy (no rule
 can take fewer pivots) and the mean over groups of eight consecutive games
 of their largest count: eight games share one tableau in
 ``stagebatch.solve_batch``, which pivots until its slowest lane is done.
-This explains the choice of rule in ``stage.DEVEX_MIN_COLUMNS``; time itself
-is measured by ``benchmarks/kernel_levels.py`` against the old commit.
+
+Fewer pivots did not make the level kernel faster (4 December): with the
+first pivot on the minimax column and Devex from 8 columns in both solvers
+(lanes still equal to ``solve_stage`` bit for bit), the n = 12
+discard/points kernel (``benchmarks/kernel_levels.py``, two threads, three
+rounds alternated with the old code and each rule alone) stayed within the
+machine's noise of the old one, so the solvers keep Dantzig's rule. Time is
+measured by ``benchmarks/kernel_levels.py``, never by this script.
 """
 
 import argparse

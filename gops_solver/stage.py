@@ -63,18 +63,11 @@ _STATUS_NAMES = {
     STAGE_NOT_OPTIMAL: "STAGE_NOT_OPTIMAL",
 }
 
-#: Pivot cap per row+column of the game. The pricing rules take about
-#: ``min(m, n)`` pivots here (Dantzig's: 12 on average, 21 at most, on random
-#: 13 x 13 integer games); the cap only exists so that a numerical pathology cannot
+#: Pivot cap per row+column of the game. Dantzig's rule takes about
+#: ``min(m, n)`` pivots here (12 on average, 21 at most, on random 13 x 13
+#: integer games); the cap only exists so that a numerical pathology cannot
 #: hang a kernel that runs a billion solves.
 _PIVOTS_PER_DIM = 50
-
-#: Games with at least this many columns price by Devex instead of Dantzig's
-#: rule. Side by side on the stage games of every level of n = 11
-#: discard/points (`solve_batch`, 4 December): Devex takes 18-24 % fewer
-#: pivots on 8- to 10-card games and is 1.06-1.15 times faster there, but
-#: its weight updates cost more than they save below 8 columns.
-DEVEX_MIN_COLUMNS = 8
 
 _BACKENDS = ("numba", "highs")
 
@@ -118,9 +111,9 @@ def stage_work_size(mmax: int, nmax: int) -> int:
     -------
     int
         ``(mmax + 1) * (nmax + 1)`` tableau entries plus ``mmax + nmax``
-        basis labels and as many pricing weights.
+        basis labels.
     """
-    return (mmax + 1) * (nmax + 1) + 2 * (mmax + nmax)
+    return (mmax + 1) * (nmax + 1) + mmax + nmax
 
 
 @njit(cache=True, error_model="numpy")
@@ -167,10 +160,8 @@ def solve_stage(M, m, n, x, y, work):
     The row player maximises, the column player minimises. Fast paths, in
     order: a single row or column, a pure saddle point, the 2 x 2 closed
     form; otherwise the simplex method on Tucker's condensed tableau
-    (Ferguson, *Game Theory*, Part II, Sec. 4): the first pivot on the
-    column whose largest entry is least, then Dantzig's entering rule
-    (Devex pricing from ``DEVEX_MIN_COLUMNS`` columns), Harris's
-    two-pass ratio test, and a permanent switch to
+    (Ferguson, *Game Theory*, Part II, Sec. 4), with Dantzig's
+    entering rule, Harris's two-pass ratio test, and a permanent switch to
     Bland's rule (which cannot cycle; Bland 1977, Math. Oper. Res.
     2(2):103-107) after a streak of degenerate pivots. Every answer is
     checked before it is returned (see ``_certify``); in the rare case
@@ -409,49 +400,6 @@ def _polish(M, m, n, x, y, work):
     return _certify(M, m, n, x, y)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _first_column(M, m, n, transpose):
-    """The first pivot column of :func:`_simplex`: the first column of least maximum (``transpose``: row of greatest minimum)."""
-    best = 0
-    if transpose:
-        top = -np.inf
-        for i in range(m):
-            rmin = M[i, 0]
-            for j in range(1, n):
-                if M[i, j] < rmin:
-                    rmin = M[i, j]
-            if rmin > top:
-                top = rmin
-                best = i
-    else:
-        low = np.inf
-        for j in range(n):
-            cmax = M[0, j]
-            for i in range(1, m):
-                if M[i, j] > cmax:
-                    cmax = M[i, j]
-            if cmax < low:
-                low = cmax
-                best = j
-    return best
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _step_bound(T, mm, nn, c):
-    """Pass 1 of Harris's ratio test on column ``c``: the least ``(rhs + PIVOT_TOL) / a`` over entries ``a > PIVOT_TOL``."""
-    bound = np.inf
-    for i in range(mm):
-        a = T[i, c]
-        if a > PIVOT_TOL:
-            rhs = T[i, nn]
-            if rhs < 0.0:
-                rhs = 0.0
-            t = (rhs + PIVOT_TOL) / a
-            if t < bound:
-                bound = t
-    return bound
-
-
 @njit(cache=True, error_model="numpy")
 def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
     """General case of :func:`solve_stage`; ``lo < hi`` are min and max of M.
@@ -459,7 +407,7 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
     Solves ``M[:m, :n]`` or, if ``transpose``, the same game seen by the
     column player, ``-M[:m, :n]^T`` (``n x m``); either way ``x`` and ``y``
     receive the strategies of the row and column players of ``M`` and the
-    answer is checked on ``M``. The pricing rule (see :func:`solve_stage`) gives way to Bland's after
+    answer is checked on ``M``. Dantzig's rule gives way to Bland's after
     more than ``max_streak`` consecutive degenerate pivots (from the start
     if ``max_streak < 0``); more than ``max_pivots`` pivots return
     ``STAGE_ITER_LIMIT``. The tests use these knobs to reach every path.
@@ -495,7 +443,6 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
     T = work[:size].reshape((mm + 1, w))
     rlab = work[size:size + mm]
     clab = work[size + mm:size + mm + nn]
-    wd = work[size + mm + nn:size + mm + 2 * nn]  # Devex weights of the columns
 
     # Map M affinely onto [1, 2]: entries positive (value > 0, the rhs 1 is
     # feasible at q = 0) and of unit scale, so the absolute PIVOT_TOL means
@@ -516,7 +463,6 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
     for j in range(nn):
         T[mm, j] = -1.0
         clab[j] = j
-        wd[j] = 1.0
     T[mm, nn] = 0.0
 
     bland = max_streak < 0
@@ -531,34 +477,12 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
                 if T[mm, j] < -PIVOT_TOL and clab[j] < cbest:
                     cbest = clab[j]
                     c = j
-        elif pivots == 0:
-            # Every reduced cost is -1 and every right-hand side 1, so the
-            # greatest first step is the column whose largest entry is least
-            # (the first among equals): the pure minimax column, read on M as
-            # solve_stage's first pass and solve_batch read it (jstar; of
-            # -M^T, the maximin row istar).
-            c = _first_column(M, m, n, transpose)
-        elif nn < DEVEX_MIN_COLUMNS:
-            # Dantzig: the most negative reduced cost, the first among equals.
+        else:
             rc = -PIVOT_TOL
             for j in range(nn):
                 if T[mm, j] < rc:
                     rc = T[mm, j]
                     c = j
-        else:
-            # Devex pricing (P. M. J. Harris 1973, Math. Programming 5:1-28):
-            # the largest rc_j^2 / w_j, compared without dividing, the first
-            # among equals.
-            num = 0.0
-            den = 1.0
-            for j in range(nn):
-                a = T[mm, j]
-                if a < -PIVOT_TOL:
-                    sq = a * a
-                    if sq * den > num * wd[j]:
-                        num = sq
-                        den = wd[j]
-                        c = j
         if c < 0:
             break
         if pivots >= max_pivots:
@@ -572,7 +496,16 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
         # among near-ties is what keeps rounding noise (near-duplicate rows
         # or columns) from becoming a pivot. Rounding can leave a right-hand
         # side a hair below zero; it counts as zero.
-        bound = _step_bound(T, mm, nn, c)
+        bound = np.inf
+        for i in range(mm):
+            a = T[i, c]
+            if a > PIVOT_TOL:
+                rhs = T[i, nn]
+                if rhs < 0.0:
+                    rhs = 0.0
+                t = (rhs + PIVOT_TOL) / a
+                if t < bound:
+                    bound = t
         r = -1
         best_piv = 0.0
         best_lab = np.inf
@@ -612,15 +545,6 @@ def _simplex(M, m, n, x, y, work, lo, hi, max_streak, max_pivots, transpose):
         for j in range(w):
             T[r, j] *= inv_p
         T[r, c] = inv_p
-        if nn >= DEVEX_MIN_COLUMNS:
-            # Devex weights from the scaled pivot row; the leaving variable takes column c.
-            wc = wd[c]
-            for j in range(nn):
-                t = T[r, j] * T[r, j] * wc
-                if t > wd[j]:
-                    wd[j] = t
-            t = inv_p * inv_p * wc
-            wd[c] = t if t > 1.0 else 1.0
         for i in range(mm + 1):
             if i != r:
                 f = T[i, c]

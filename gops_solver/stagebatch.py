@@ -4,7 +4,7 @@ A level kernel solves many games of the same shape in a row (one hand
 pattern's games differ only in the pot and the prizes left hidden). The
 scalar simplex spends its time on short loops over a handful of rows and
 columns. Here ``LANES`` games sit side by side in one tableau whose last
-axis is the game, and every step (the entering column and its Devex weights, both passes of
+axis is the game, and every step (Dantzig's entering column, both passes of
 Harris's ratio test, the Tucker pivot, reading the strategies and the
 certificate of :func:`~.stage._certify`, and before them the saddle-point
 test) works on vectors of eight lanes
@@ -32,7 +32,7 @@ from numba import njit
 from .constants import GUARANTEE_TOL, MAX_CARDS, PIVOT_TOL
 from .simd import (LANES, vadd, vand, vany, vdiv, veq, vgather, vget, vgt, viota, vle, vload, vlt, vmax0, vmul, vneg,
                    vnot, vor, vselect, vsplat, vstore, vsub)
-from .stage import _PIVOTS_PER_DIM, DEVEX_MIN_COLUMNS, STAGE_OK, solve_stage
+from .stage import _PIVOTS_PER_DIM, STAGE_OK, solve_stage
 
 __all__ = ["LANES", "BatchWork", "make_batch_work", "batch_shape", "solve_batch"]
 
@@ -49,8 +49,7 @@ _OCOL = _OT + _S * _S * LANES  # the pivot column of every lane
 _OROW = _OCOL + _S * LANES  # the new pivot row
 _ORL = _OROW + _S * LANES  # row labels
 _OCL = _ORL + _K * LANES  # column labels
-_OWD = _OCL + _K * LANES  # the Devex weights of the columns
-_OX = _OWD + _K * LANES  # the row player's strategies
+_OX = _OCL + _K * LANES  # the row player's strategies
 _OY = _OX + _K * LANES  # the column player's
 _OM = _OY + _K * LANES  # one lane's game (MAX_CARDS x MAX_CARDS), for solve_stage
 _OXS = _OM + _K * _K  # solve_stage's outputs x and y
@@ -86,20 +85,6 @@ def batch_shape(m, n):
     the caller solves them with :func:`~.stage.solve_stage`.
     """
     return m >= 2 and n >= 2 and not (m == 2 and n == 2)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _step_bound(F, mm, nn, col):
-    """Pass 1 of Harris's ratio test on the column stored at ``col``, every lane (``stage._step_bound``)."""
-    L = LANES
-    tol = vsplat(PIVOT_TOL)
-    bound = vsplat(np.inf)
-    for i in range(mm):
-        a = vload(F, col + i * L)
-        rhs = vmax0(vload(F, _OT + (i * _S + nn) * L))
-        t = vdiv(vadd(rhs, tol), a)
-        bound = vselect(vand(vgt(a, tol), vlt(t, bound)), t, bound)
-    return bound
 
 
 @njit(cache=True, error_model="numpy")
@@ -162,7 +147,6 @@ def solve_batch(bw, m, n, count, values, status):
     for j in range(nn):
         vstore(F, _OT + (mm * _S + j) * L, vsplat(-1.0))
         vstore(F, _OCL + j * L, vsplat(float(j)))
-        vstore(F, _OWD + j * L, one)
     vstore(F, _OT + (mm * _S + nn) * L, zero)
 
     run = pivoted  # lanes still pivoting
@@ -171,40 +155,17 @@ def solve_batch(bw, m, n, count, values, status):
     streak = zero
     cap = vsplat(float(_PIVOTS_PER_DIM * (m + n)))
     max_streak = vsplat(float(m + n))
-    first = True
-    devex = nn >= DEVEX_MIN_COLUMNS
     while True:
-        # entering column, as _simplex chooses it: at the first pivot the column whose largest
-        # entry is least (every reduced cost is -1, every right-hand side 1: the greatest step),
-        # then Dantzig's rule or, from DEVEX_MIN_COLUMNS columns, Devex
-        if first:
-            cvec = jstar  # the first column of least maximum, as _simplex takes it
-        elif not devex:
-            # Dantzig: the most negative reduced cost, the first among equals
-            best = vsplat(-PIVOT_TOL)
-            cvec = vsplat(-1.0)
-            jv = zero  # float(j) as a vector, counted (a conversion and a broadcast per step otherwise)
-            for j in range(nn):
-                a = vload(F, _OT + (mm * _S + j) * L)
-                take = vlt(a, best)
-                best = vselect(take, a, best)
-                cvec = vselect(take, jv, cvec)
-                jv = vadd(jv, one)
-        else:
-            # Devex (wide games): the largest rc^2 / w, compared without dividing
-            num = zero
-            den = one
-            cvec = vsplat(-1.0)
-            jv = zero  # float(j) as a vector, counted (a conversion and a broadcast per step otherwise)
-            for j in range(nn):
-                a = vload(F, _OT + (mm * _S + j) * L)
-                wj = vload(F, _OWD + j * L)
-                sq = vmul(a, a)
-                take = vand(vlt(a, vneg(tol)), vgt(vmul(sq, den), vmul(num, wj)))
-                num = vselect(take, sq, num)
-                den = vselect(take, wj, den)
-                cvec = vselect(take, jv, cvec)
-                jv = vadd(jv, one)
+        # entering column: the most negative reduced cost (Dantzig), the first among equals
+        best = vsplat(-PIVOT_TOL)
+        cvec = vsplat(-1.0)
+        jv = zero  # float(j) as a vector, counted (a conversion and a broadcast per step otherwise)
+        for j in range(nn):
+            a = vload(F, _OT + (mm * _S + j) * L)
+            take = vlt(a, best)
+            best = vselect(take, a, best)
+            cvec = vselect(take, jv, cvec)
+            jv = vadd(jv, one)
         optimal = vand(run, vlt(cvec, zero))
         done = vor(done, optimal)
         run = vand(run, vnot(optimal))
@@ -217,8 +178,12 @@ def solve_batch(bw, m, n, count, values, status):
         for i in range(mm + 1):
             vstore(F, _OCOL + i * L, vgather(F, vadd(cidx, vsplat(float(_OT + i * _S * L))), run))
         # Harris's ratio test, pass 1: the step bound with right-hand sides relaxed by PIVOT_TOL
-        bound = _step_bound(F, mm, nn, _OCOL)
-        first = False
+        bound = vsplat(np.inf)
+        for i in range(mm):
+            a = vload(F, _OCOL + i * L)
+            rhs = vmax0(vload(F, _OT + (i * _S + nn) * L))
+            t = vdiv(vadd(rhs, tol), a)
+            bound = vselect(vand(vgt(a, tol), vlt(t, bound)), t, bound)
         # pass 2: among the rows within the bound, the largest pivot (the first among equals)
         rvec = vsplat(-1.0)
         piv = zero
@@ -248,20 +213,6 @@ def solve_batch(bw, m, n, count, values, status):
             r = vmul(vgather(F, vadd(ridx, vsplat(float(_OT + j * L))), run), inv)
             vstore(F, _OROW + j * L, vselect(run, vselect(veq(cvec, jv), inv, r), zero))
             jv = vadd(jv, one)
-        if devex:
-            # Devex weights from the scaled pivot row; the leaving variable takes column c.
-            # Lanes that do not pivot have cvec -1 and a zero row: nothing changes there.
-            wc = vgather(F, vadd(vadd(vmul(cvec, vsplat(float(L))), lane), vsplat(float(_OWD))), run)
-            tc = vmul(vmul(inv, inv), wc)
-            tc = vselect(vgt(tc, one), tc, one)
-            jv = zero
-            for j in range(nn):
-                q = vload(F, _OROW + j * L)
-                t = vmul(vmul(q, q), wc)
-                wj = vload(F, _OWD + j * L)
-                wj = vselect(vgt(t, wj), t, wj)
-                vstore(F, _OWD + j * L, vselect(veq(cvec, jv), tc, wj))
-                jv = vadd(jv, one)
         # Tucker pivot, every lane at once: pivot column -> -col/p, pivot row as above,
         # everything else a -= (column entry)(new row entry)
         iv = zero

@@ -300,14 +300,13 @@ def test_bland_rule_and_transposed_paths(max_streak, transpose):
 
 # Nearly rank-one, with two nearly equal rows: found by a seeded search over
 # round(100 * outer(u, v), 2) plus noise of 1e-7 (the kind of game where a
-# pivot decides between near-ties; numpy default_rng(0), the 37th draw, with
-# the first pivot on the minimax column). The first simplex pass on M misses
-# the guarantee (value 0.0011434 against 0.0011453); the retry on -M^T gets it.
+# pivot decides between near-ties). The first simplex pass on M misses the
+# guarantee by about 1e-7; the retry on -M^T gets it.
 NEAR_SINGULAR = np.array(
     [
-        [70.78000005835341, -57.46000014385226],
-        [-48.639999788119695, 39.48999986579555],
-        [-48.63999990801928, 39.489999887887734],
+        [-5.380000139121, 5.3900000841489994],
+        [9.609999967629, -9.629999989265],
+        [9.610000031380999, -9.630000166547001],
     ]
 )
 
