@@ -33,7 +33,7 @@ from gops_solver.constants import MAX_CARDS
 from gops_solver.encoding import full_space
 from gops_solver.stage import solve_stage
 from gops_solver.stagebatch import LANES, batch_shape, make_batch_work, solve_batch
-from gops_solver.tables import WORK, game_axes, level_axes, level_table
+from gops_solver.tables import WORK
 from kernel_levels import timed_induction
 
 
@@ -92,7 +92,6 @@ def main():
     tie = sys.argv[2] if len(sys.argv) > 2 else "discard"
     space = full_space(Rules(n=n, tie=tie, objective="points"))
     tables, _ = timed_induction(space)
-    game = game_axes(space)
     print(f"n = {n} {tie}/points, one thread, up to 20,000 games drawn per level")
     print("| level | games solved | mean cells | scalar ns/game | batched ns/game | batched / scalar speed | values equal |")
     print("|---|---|---|---|---|---|---|")
@@ -101,13 +100,8 @@ def main():
         games = induction.level_solves(space, k)
         if games == 0:
             continue
-        level = level_axes(space, k)
-        prev = level_table(space, k - 1, tables[k - 1])
         N = min(20000, games)
-        dims = np.zeros((N, 6), np.int64)
-        mats = np.zeros((N, MAX_CARDS, MAX_CARDS))
-        pf._draw(game, level, N, k, dims)
-        pf._build(game, level, prev, dims, mats)
+        dims, mats = pf.drawn_games(space, tables, k, N)
         v1 = np.empty(N)
         v2 = np.empty(N)
         _scalar_all(mats, dims, v1)

@@ -100,6 +100,22 @@ def _build(game, level, prev, dims, mats):
                      level.rev_sum[si, j], mats[t])
 
 
+def drawn_games(space, tables, k, draws):
+    """``(dims, mats)``: ``draws`` stage games of level ``k`` (:func:`_draw`, seeded by ``k``), built (:func:`_build`).
+
+    ``dims`` rows are (rows, columns, pattern, prize set, carry, reveal);
+    ``mats[t]`` is game ``t``, ``MAX_CARDS`` square, its corner ``dims[t, :2]``.
+    """
+    game = game_axes(space)
+    level = level_axes(space, k)
+    prev = level_table(space, k - 1, tables[k - 1])
+    dims = np.zeros((draws, 6), np.int64)
+    mats = np.zeros((draws, MAX_CARDS, MAX_CARDS))
+    _draw(game, level, draws, k, dims)
+    _build(game, level, prev, dims, mats)
+    return dims, mats
+
+
 @njit(cache=True)
 def _dominance_solve(M, m, n, x, y, work, R, live_r, live_c):
     """``solve_stage`` after removing weakly dominated rows and columns, repeatedly (exact comparisons).
@@ -214,7 +230,6 @@ def main():
     args = ap.parse_args()
     space = full_space(Rules(n=args.n, tie=args.tie, objective="points"))
     tables, seconds = timed_induction(space)
-    game = game_axes(space)
     print(f"n = {args.n} {args.tie}/points, one stage-solver thread, {args.samples} games drawn per level")
     extra = " dominance removed first s | ratio |" if args.dominance else ""
     print("| level | stage games solved | mean cells | kernel s | solving alone s | share |" + extra)
@@ -224,13 +239,8 @@ def main():
         games = induction.level_solves(space, k)
         if games == 0:
             continue
-        level = level_axes(space, k)
-        prev = level_table(space, k - 1, tables[k - 1])
         N = min(args.samples, games)
-        dims = np.zeros((N, 6), np.int64)  # rows, columns, pattern, prize set, carry, reveal
-        mats = np.zeros((N, MAX_CARDS, MAX_CARDS))
-        _draw(game, level, N, k, dims)
-        _build(game, level, prev, dims, mats)
+        dims, mats = drawn_games(space, tables, k, N)
         _solve_all(mats[:2], dims[:2], 1)
         _solve_all(mats[:2], dims[:2], 1, True)
         spent = spent_d = 0.0

@@ -43,9 +43,8 @@ from kernel_levels import timed_induction
 
 import gops_solver.induction as induction
 from gops_solver import Rules
-from gops_solver.constants import MAX_CARDS, PIVOT_TOL
+from gops_solver.constants import PIVOT_TOL
 from gops_solver.encoding import full_space
-from gops_solver.tables import game_axes, level_axes, level_table
 
 RULES = ("dantzig", "first+dantzig", "first+devex", "greatest")
 
@@ -176,20 +175,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     space = full_space(Rules(n=args.n, tie=args.tie, objective="points"))
     tables, _ = timed_induction(space)
-    game = game_axes(space)
     print("| level | games solved | rule | pivots | support | largest of 8 |")
     print("|---|---|---|---|---|---|")
     for k in range(3, args.n + 1):
         games = induction.level_solves(space, k)
         if games == 0:
             continue
-        level = level_axes(space, k)
-        prev = level_table(space, k - 1, tables[k - 1])
         N = min(args.samples, games)
-        dims = np.zeros((N, 6), np.int64)
-        mats = np.zeros((N, MAX_CARDS, MAX_CARDS))
-        pf._draw(game, level, N, k, dims)
-        pf._build(game, level, prev, dims, mats)
+        dims, mats = pf.drawn_games(space, tables, k, N)
         for rule, name in enumerate(RULES):
             out = np.zeros((N, 2), np.int64)
             _count_all(mats, dims, rule, out)
