@@ -17,7 +17,7 @@ from gops_solver.multi.equilibrium import pure_payoffs, select_equilibrium
 from gops_solver.multi.induction import Induction
 from gops_solver.multi.state import relabel
 from gops_solver.multi.levelkernel import LevelOut
-from gops_solver.multi.levelkernel import PASS_COPY, PASS_HASH, new_plan
+from gops_solver.multi.levelkernel import PASS_COPY, PASS_HASH, PASS_SOLVE, new_plan, pass_bounds, pass_state, solve_block
 from gops_solver.multi.winkernel import METHOD_DECIDED, build_win_stage, solve_win_level
 from gops_solver.multi.winlevels import WinLevelInduction
 
@@ -234,6 +234,25 @@ def test_equal_stage_games_are_solved_once_and_copies_checked():
     done = live[fresh.flags[live] == 0]  # the kernel's own answers (pygambit's are redone by the caller)
     assert len(done) > len(live) // 2
     assert np.array_equal(fresh.sec[done], out.sec[done]) and np.array_equal(fresh.eq[done], out.eq[done])
+
+
+@pytest.mark.parametrize("total, n_chunks", [(0, 4), (1, 4), (5, 4), (64, 4), (1000, 7), (4097, 256), (100_003, 256)])
+def test_solve_pass_deals_every_representative_once_in_blocks(total, n_chunks):
+    # the solve pass deals blocks of consecutive representatives round robin
+    # to the chunks: together the chunks take each representative once, and
+    # within a block they take them in order
+    solves = np.arange(10, 10 + 3 * total, 3, dtype=np.int64)  # any ascending states
+    plan = new_plan(1)._replace(solves=solves)
+    blk = solve_block(total, n_chunks)
+    seen = []
+    for ch in range(n_chunks):
+        lo, hi, step = pass_bounds(PASS_SOLVE, plan, 1, ch, n_chunks)
+        mine = [pass_state(PASS_SOLVE, plan, j, ch, n_chunks) for j in range(lo, hi, step)]
+        blocks = [(q - 10) // 3 // blk for q in mine]
+        assert all(b % n_chunks == ch for b in blocks)
+        assert mine == sorted(mine)
+        seen += mine
+    assert sorted(seen) == solves.tolist()
 
 
 @pytest.mark.parametrize("tie", TIES)

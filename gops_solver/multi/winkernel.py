@@ -470,7 +470,7 @@ def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pas
     keys = np.empty(m, dtype=np.int64)
     lo, hi, step = pass_bounds(stage_pass, plan, out.gain.shape[0], ch, n_chunks)
     for j in range(lo, hi, step):
-        q = pass_state(stage_pass, plan, j)
+        q = pass_state(stage_pass, plan, j, ch, n_chunks)
         if stage_pass == PASS_COPY:
             r = plan.rep[q]
             if plan.checks[q] == plan.checks[r]:  # and the hashes (grouped by): the same games
