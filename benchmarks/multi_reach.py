@@ -5,7 +5,8 @@
     python benchmarks/multi_reach.py --cases 3:5:discard:win:both --solver both   # recursion, then level solver
 
 A case is ``players:n:tie:objective:what`` with ``what`` ``both`` (security
-values and equilibrium) or ``security``. Each runs ``gops solve --players``
+values and equilibrium), ``pure`` (both, under ``--selection pure``) or
+``security``. Each runs ``gops solve --players``
 with ``--json`` under a wall-clock limit; the table gives the wall time
 (start-up included), the states and the largest deviation gain, or why it
 stopped. Wall and CPU seconds (user + system of the child, all its
@@ -39,8 +40,8 @@ _PEAK = ("import atexit, resource, sys; atexit.register(lambda: print('peak-rss'
 # the recursion's solve, printing what `gops solve --players --json` prints
 _RECURSION = ("import json, sys; from gops_solver import Rules; from gops_solver.multi import solve_multi; "
               "p, n, t, o, w = sys.argv[1:]; "
-              "sol = solve_multi(Rules(int(n), tie=t, objective=o, players=int(p)), equilibrium=w == 'both', "
-              "levels=False); "
+              "sol = solve_multi(Rules(int(n), tie=t, objective=o, players=int(p)), equilibrium=w != 'security', "
+              "levels=False, selection='pure' if w == 'pure' else 'logit'); "
               "print(json.dumps({'states': sol.states, 'stage_games': sol.stage_games, "
               "'max_deviation_gain': sol.max_deviation_gain}))")
 
@@ -52,7 +53,7 @@ def run_case(case: str, timeout: float, solver: str = "levels") -> str:
     else:
         cmd = [sys.executable, "-c", _PEAK + "from gops_solver.cli import main; main()", "solve", "--players", players,
                "--cards", n, "--tie", tie, "--objective", objective, "--json"] + \
-              (["--security-only"] if what == "security" else [])
+              (["--security-only"] if what == "security" else []) + (["--selection", "pure"] if what == "pure" else [])
     head = f"| {players} | {n} | {tie} | {objective} | {what} | {solver} |"
     t0 = time.perf_counter()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -67,7 +68,7 @@ def run_case(case: str, timeout: float, solver: str = "levels") -> str:
         line = (proc.stderr.strip().splitlines() or ["?"])[-1]
         return f"{head} failed after {wall:.0f} s: {line} | | | | | |"
     out = json.loads(proc.stdout)
-    gain = f"{out['max_deviation_gain']:.1e}" if what == "both" else "-"
+    gain = f"{out['max_deviation_gain']:.1e}" if what != "security" else "-"
     peak = [line.split()[1] for line in proc.stderr.splitlines() if line.startswith("peak-rss ")]
     memory = f"{int(peak[-1]) / 1024:,.0f} MiB" if peak else "?"
     return (f"{head} {wall:.1f} s | {cpu:.1f} s | {memory} | "

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from gops_solver.multi.equilibrium import EquilibriumError, logit_equilibrium
-from gops_solver.multi.kernel import KERNEL_FAILED, KERNEL_PURE, make_work, stage_equilibrium
+from gops_solver.multi.kernel import KERNEL_FAILED, KERNEL_PURE, SELECT_LOGIT, make_work, stage_equilibrium
 
 
 def run(m, k, games, rng):
@@ -33,7 +33,7 @@ def run(m, k, games, rng):
         U = rng.integers(0, 6, (m,) + (k,) * m).astype(float)
         flat = np.ascontiguousarray(U.reshape(m, -1))
         t0 = time.perf_counter()
-        status = stage_equilibrium(flat, m, k, 1e-9, 1e-6, wk, out)[0]
+        status = stage_equilibrium(flat, m, k, 1e-9, 1e-6, wk, out, SELECT_LOGIT)[0]
         t_kernel += time.perf_counter() - t0
         if status == KERNEL_PURE:
             pure += 1

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import subprocess
 import sys
 import time
@@ -101,10 +102,19 @@ def batch_runner(kern):
     """A jitted loop of ``kern.stage_equilibrium`` (and one of ``kern.trace_logit``) over a game set."""
     stage_equilibrium, trace_logit, profile_values = kern.stage_equilibrium, kern.trace_logit, kern.profile_values
 
+    if len(inspect.signature(stage_equilibrium.py_func).parameters) == 8:  # since the pure selection: its code
+        @njit
+        def solve_one(U, m, k, wk, out):
+            return stage_equilibrium(U, m, k, PURE_TOL, DEVIATION_TOL, wk, out, 1)  # SELECT_LOGIT
+    else:
+        @njit
+        def solve_one(U, m, k, wk, out):
+            return stage_equilibrium(U, m, k, PURE_TOL, DEVIATION_TOL, wk, out)
+
     @njit
     def run(Us, m, k, wk, status, profiles, values, gains):
         for g in range(Us.shape[0]):
-            st, _, _, gain = stage_equilibrium(Us[g], m, k, PURE_TOL, DEVIATION_TOL, wk, profiles[g])
+            st, _, _, gain = solve_one(Us[g], m, k, wk, profiles[g])
             status[g] = st
             gains[g] = gain
             if st != 0:

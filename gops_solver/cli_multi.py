@@ -62,16 +62,27 @@ def _options(f):
     return f
 
 
+def _selection_option(f):
+    return click.option("--selection", default=None, type=click.Choice(("logit", "pure")),
+                        help="equilibrium selection: logit (a pure equilibrium only where it is the only one, "
+                             "else the logit limit) or pure (the first pure equilibrium in which players with "
+                             "equal hands and scores bid alike, where there is one; much faster under win) "
+                             "[logit, or the --solution file's]")(f)
+
+
 def _rules(players, cards, tie, objective, order) -> Rules:
     if cards is None:
         raise click.UsageError("missing --cards N: give the deck size, e.g. --cards 5 (or --solution FILE)")
     return Rules(n=cards, tie=tie, objective=objective, order=order, players=players)
 
 
-def _stored(path, players, cards, tie, objective, order):
-    """The solution in ``path``; rule options given as well must match it."""
+def _stored(path, players, cards, tie, objective, order, selection=None):
+    """The solution in ``path``; rule options (and ``--selection``) given as well must match it."""
     from .multi.storage import load_multi
     sol = load_multi(path)
+    if selection is not None and selection != sol.selection:
+        raise ValueError(f"{path} was solved with the {sol.selection} selection: drop --selection "
+                         f"or solve again with --selection {selection}")
     if cards is not None and _rules(players, cards, tie, objective, order) != sol.rules:
         raise ValueError(f"{path} holds a solution for {sol.rules.describe()}: drop the rule options "
                          f"or give matching ones")
@@ -107,23 +118,24 @@ def _failures(f):
 @multi.command()
 @_options
 @click.option("--security-only", is_flag=True, help="security values only (no n-player equilibria; much faster)")
+@_selection_option
 @click.option("--out", "out", default=None, metavar="FILE", help="write the solution to FILE (atomic, checksummed)")
 @_failures
-def solve(players, cards, tie, objective, order, as_json, security_only, out):
+def solve(players, cards, tie, objective, order, as_json, security_only, selection, out):
     """Solve the game: security values and equilibrium values at the start."""
     from .multi import solve_multi
     from .storage import check_out_path
     rules = _rules(players, cards, tie, objective, order)
     if out is not None:
         check_out_path(out)  # fail before the solve, not after it
-    sol = solve_multi(rules, equilibrium=not security_only)
+    sol = solve_multi(rules, equilibrium=not security_only, selection=selection or "logit")
     if out is not None:
         sol.save(out)
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
                                "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,
                                "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds,
-                               "out": out}))
+                               "selection": sol.selection, "out": out}))
         return
     click.echo(f"rules       {rules.describe()}")
     click.echo(f"security    {_vec(sol.security)}")
@@ -134,7 +146,8 @@ def solve(players, cards, tie, objective, order, as_json, security_only, out):
     if not security_only:
         from .multi.equilibrium import METHODS
         counts = ", ".join(f"{m.get(name, 0):,} {words}" for name, words in METHODS.items())
-        click.echo(f"equilibria  {counts}; largest deviation gain {sol.max_deviation_gain:.1e}")
+        click.echo(f"equilibria  {counts}; largest deviation gain {sol.max_deviation_gain:.1e} "
+                   f"({sol.selection} selection)")
     click.echo(f"time        {sol.seconds:.2f} s")
     if out is not None:
         click.echo(f"written     {out}")
@@ -147,19 +160,20 @@ def solve(players, cards, tie, objective, order, as_json, security_only, out):
 @click.option("--prizes", default="", help="hidden prizes, e.g. 4,5")
 @click.option("--scores", default=None, help="points won so far, e.g. 0,3,5 [all 0]")
 @click.option("--solution", default=None, metavar="FILE", help="read the values from FILE (gops solve --out)")
+@_selection_option
 @_failures
-def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores, solution):
+def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores, solution, selection):
     """Security values, equilibrium values and bid distributions at one state."""
     from .multi.solution import subgame_solver
     from .multi.state import parse_hands, validate_multi_state
     if solution is not None:
-        sol = _stored(solution, players, cards, tie, objective, order)
+        sol = _stored(solution, players, cards, tie, objective, order, selection)
         rules = sol.rules
         state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)
     else:
         rules = _rules(players, cards, tie, objective, order)
         state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
-        sol = subgame_solver(rules)  # solves only the sub-game below the state
+        sol = subgame_solver(rules, selection=selection or "logit")  # solves only the sub-game below the state
     q = sol.query(list(state.hands), state.pot, state.prizes, state.scores)
     if as_json:
         out = q.to_dict()
@@ -198,16 +212,17 @@ def info(players, cards, tie, objective, order, as_json):
 @multi.command()
 @_options
 @click.option("--solution", default=None, metavar="FILE", help="check the solution stored in FILE instead of solving")
+@_selection_option
 @_failures
-def verify(players, cards, tie, objective, order, as_json, solution):
+def verify(players, cards, tie, objective, order, as_json, solution, selection):
     """Solve (or read FILE), then recompute every stage: security residuals (HiGHS) and deviation gains."""
     from .multi import solve_multi
     if solution is not None:
-        sol = _stored(solution, players, cards, tie, objective, order)
+        sol = _stored(solution, players, cards, tie, objective, order, selection)
         rules = sol.rules
     else:
         rules = _rules(players, cards, tie, objective, order)
-        sol = solve_multi(rules)
+        sol = solve_multi(rules, selection=selection or "logit")
     report = sol.verify()
     if as_json:
         click.echo(json.dumps({"rules": rules.to_dict(), **report}))
@@ -224,12 +239,12 @@ def verify(players, cards, tie, objective, order, as_json, solution):
         raise SystemExit(1)
 
 
-def _solution(players, cards, tie, objective, order, solution):
+def _solution(players, cards, tie, objective, order, solution, selection):
     """The stored solution, or a fresh solve of the rules."""
     from .multi import solve_multi
     if solution is not None:
-        return _stored(solution, players, cards, tie, objective, order)
-    return solve_multi(_rules(players, cards, tie, objective, order))
+        return _stored(solution, players, cards, tie, objective, order, selection)
+    return solve_multi(_rules(players, cards, tie, objective, order), selection=selection or "logit")
 
 
 @multi.command()
@@ -240,12 +255,13 @@ def _solution(players, cards, tie, objective, order, solution):
 @click.option("--games", default=1000, type=click.IntRange(1), help="games to play [1000]")
 @click.option("--seed", default=0, type=int, help="random seed [0]")
 @click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@_selection_option
 @_failures
-def simulate(players, cards, tie, objective, order, as_json, seats, games, seed, solution):
+def simulate(players, cards, tie, objective, order, as_json, seats, games, seed, solution, selection):
     """Play equilibrium bots and heuristics against each other: mean payoffs with standard errors."""
     from .multi.simulate import check_seats, simulate_multi
     seats = check_seats(seats or ",".join(["equilibrium"] + ["uniform"] * (players - 1)), players)
-    sol = _solution(players, cards, tie, objective, order, solution)
+    sol = _solution(players, cards, tie, objective, order, solution, selection)
     bar = None
     if not as_json:
         from tqdm import tqdm
@@ -265,14 +281,15 @@ def simulate(players, cards, tie, objective, order, as_json, seats, games, seed,
 @_options
 @click.option("--seed", default=None, type=int, help="random seed of the prize order and the bots [fresh]")
 @click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@_selection_option
 @_failures
-def play(players, cards, tie, objective, order, as_json, seed, solution):
+def play(players, cards, tie, objective, order, as_json, seed, solution, selection):
     """Play seat 1 against equilibrium bots in the terminal (type a card each round)."""
     import numpy as np
 
     from .cards import parse_cards
     from .multi.simulate import play_game
-    sol = _solution(players, cards, tie, objective, order, solution)
+    sol = _solution(players, cards, tie, objective, order, solution, selection)
     rng = np.random.default_rng(seed)
     log = []
 

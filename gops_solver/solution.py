@@ -287,7 +287,7 @@ def load(path, rules: Rules | None = None, check: bool = True) -> Solution:
 # ---------------------------------------------------------------------------
 
 def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, resume=False,
-          restart=False, memory=None, client=None, block_done=None) -> Solution:
+          restart=False, memory=None, client=None, block_done=None, selection: str = "logit") -> Solution:
     """Solve a game exactly by backward induction.
 
     Parameters
@@ -312,6 +312,9 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
         With ``out``: discard the checkpoints of an earlier interrupted
         solve. Without ``resume`` or ``restart`` such checkpoints are kept
         and the solve is refused.
+    selection : {"logit", "pure"}
+        3 and 4 players: the equilibrium selection rule (see
+        :func:`gops_solver.multi.solve_multi`); two players need none.
 
     Returns
     -------
@@ -323,7 +326,10 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
     _check_backend(stage_solver)
     if rules.players != 2:  # 3 and 4 players: gops_solver.multi (security values and an equilibrium)
         from .multi import solve_multi
-        return solve_multi(rules, stage_solver=stage_solver)
+        return solve_multi(rules, stage_solver=stage_solver, selection=selection)
+    if selection != "logit":
+        raise ValueError(f"selection={selection!r} applies to 3 and 4 players: the two-player game's optimal "
+                         f"strategies need no selection rule (drop selection)")
     if (resume or restart) and out is None:
         raise ValueError("resume and restart need out=PATH: checkpoints live beside the output file")
     if resume and restart:

@@ -145,9 +145,10 @@ def test_a_trace_that_runs_past_the_cap_is_stopped_and_a_looser_target_settles_i
     from pathlib import Path
     from gops_solver.multi import equilibrium as eq
     U = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["long_trace"][0].reshape(4, 3, 3, 3, 3)
-    from gops_solver.multi.kernel import KERNEL_FAILED, make_work, stage_equilibrium
+    from gops_solver.multi.kernel import KERNEL_FAILED, SELECT_LOGIT, make_work, stage_equilibrium
     flat = np.ascontiguousarray(U.reshape(4, -1))
-    assert stage_equilibrium(flat, 4, 3, 1e-9, 1e-6, make_work(4, 3), np.empty((4, 3)))[0] == KERNEL_FAILED
+    assert stage_equilibrium(flat, 4, 3, 1e-9, 1e-6, make_work(4, 3), np.empty((4, 3)),
+                             SELECT_LOGIT)[0] == KERNEL_FAILED
     gbt = eq._gambit()
     game = eq._strategic_game(gbt, U)
     assert eq._logit_solve(gbt, game, 1e-8) == (None, "stopped after 50,000 events")
@@ -186,11 +187,11 @@ def test_global_newton_settles_a_real_game_both_tracers_give_up():
     from pathlib import Path
 
     from gops_solver.multi import equilibrium as eq
-    from gops_solver.multi.kernel import KERNEL_OK, make_work, stage_equilibrium
+    from gops_solver.multi.kernel import KERNEL_OK, SELECT_LOGIT, make_work, stage_equilibrium
     flat = np.load(Path(__file__).parent / "data" / "multi_stage_games.npz")["gnm"][0]
     U = flat.reshape(3, 5, 5, 5)
     traced = np.empty((3, 5))
-    assert stage_equilibrium(flat, 3, 5, 1e-9, 1e-6, make_work(3, 5), traced)[0] == KERNEL_OK
+    assert stage_equilibrium(flat, 3, 5, 1e-9, 1e-6, make_work(3, 5), traced, SELECT_LOGIT)[0] == KERNEL_OK
     assert nm.max_deviation_gain(U, list(traced)) <= 1e-6
     assert pure_equilibria(U) == [] and eq._nearly_pure(U) == []
     found = select_equilibrium(U, backend="gambit")

@@ -13,8 +13,8 @@ import pytest
 from gops_solver import Rules
 from gops_solver.multi.equilibrium import deviation_gain, pure_equilibria, select_equilibrium
 from gops_solver.multi.induction import Induction
-from gops_solver.multi.kernel import (KERNEL_OK, KERNEL_PURE, _lu, _lu_solve, _pair_payoffs, _residual, make_work,
-                                      payoffs_against, stage_equilibrium)
+from gops_solver.multi.kernel import (KERNEL_OK, KERNEL_PURE, SELECT_LOGIT, _lu, _lu_solve, _pair_payoffs, _residual,
+                                      make_work, payoffs_against, stage_equilibrium)
 from gops_solver.multi.levels import LevelInduction
 
 
@@ -22,7 +22,7 @@ def _kernel(U):
     m, k = U.shape[0], U.shape[1]
     out = np.empty((m, k))
     status, count, first, gain = stage_equilibrium(np.ascontiguousarray(U.reshape(m, -1)), m, k, 1e-9, 1e-6,
-                                                   make_work(m, k), out)
+                                                   make_work(m, k), out, SELECT_LOGIT)
     return status, count, first, gain, [out[i] for i in range(m)]
 
 
@@ -200,7 +200,7 @@ def test_level_solver_solves_equal_stage_games_once_and_checks_copies():
     fresh.sec.reshape(P * S, m)[1:] = np.nan
     fresh.eq.reshape(P * S, m)[1:] = np.nan
     below = lev.values[k - 1]
-    args = (lev.tables[k], PrevLevel(below.sec, below.eq), m, k, lev.carry, True)
+    args = (lev.tables[k], PrevLevel(below.sec, below.eq), m, k, lev.carry, lev.selection_code)
     plan = new_plan(P * S)
     solve_level(*args, PASS_HASH, plan, fresh)  # the fingerprints
     plan.hashes[:] = 0  # every state's first hash collides with state 0's

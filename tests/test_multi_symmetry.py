@@ -74,11 +74,12 @@ def test_a_stalled_symmetric_branch_is_refined_among_symmetric_profiles():
     from naive_multi import max_deviation_gain
     from gops_solver.multi.constants import POLISH_MOVE
     from gops_solver.multi.equilibrium import _kernel_work, exchangeable_classes, logit_equilibrium, select_equilibrium
-    from gops_solver.multi.kernel import KERNEL_FAILED, stage_equilibrium
+    from gops_solver.multi.kernel import KERNEL_FAILED, SELECT_LOGIT, stage_equilibrium
     U = _data("symmetric_stall", 3, 4)
     assert exchangeable_classes(U) == [(0, 1)]
     wk = _kernel_work(3, 4)
-    status = stage_equilibrium(np.ascontiguousarray(U.reshape(3, -1)), 3, 4, 1e-9, 1e-6, wk, np.empty((3, 4)))[0]
+    status = stage_equilibrium(np.ascontiguousarray(U.reshape(3, -1)), 3, 4, 1e-9, 1e-6, wk, np.empty((3, 4)),
+                                SELECT_LOGIT)[0]
     assert status == KERNEL_FAILED
     endpoint = wk.p.copy()
     assert endpoint[0].tolist() == endpoint[1].tolist()

@@ -221,7 +221,7 @@ def test_equal_stage_games_are_solved_once_and_copies_checked():
     out = lev.values[k]
     live = np.flatnonzero(out.method != METHOD_DECIDED)
     fresh = LevelOut(out.sec.copy(), out.eq.copy(), out.gain.copy(), out.method.copy(), out.flags.copy())
-    args = (lev.tables[k], lev.level_states(k), lev.level_below(k - 1), m, k, lev.carry, True)
+    args = (lev.tables[k], lev.level_states(k), lev.level_below(k - 1), m, k, lev.carry, lev.selection_code)
     plan = new_plan(len(out.gain))
     solve_win_level(*args, PASS_HASH, plan, fresh)  # the fingerprints
     plan.rep[live] = live[0]  # every live state's first hash "collides" with the first one's

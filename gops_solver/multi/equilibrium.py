@@ -12,6 +12,11 @@ the stage game of the *canonical* state (players in canonical order, see
    equilibrium (no player gains more than ``PURE_TOL`` by a pure
    deviation), take it. Uniqueness keeps the rule symmetric: a game that is
    symmetric in some players has symmetric values, as with step 2.
+   Under the ``pure`` selection (:data:`SELECTIONS`) step 1 takes the first
+   pure equilibrium, in the lexicographic order of step 3, among those in
+   which exchangeable players bid alike (so the rule stays symmetric); only
+   games with no such profile go on to step 2, whose steps are the same for
+   both selections.
 2. **Otherwise the logit selection.** The limit, as the precision
    ``lambda`` grows, of the principal branch of the logit quantal response
    equilibrium correspondence (McKelvey & Palfrey 1995, Games Econ. Behav.
@@ -61,19 +66,21 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import DEVIATION_TOL, PURE_TOL
-from .kernel import KERNEL_FAILED, KERNEL_PURE, make_work, profile_values, stage_equilibrium, symmetry_classes
+from .kernel import (KERNEL_FAILED, KERNEL_PURE, SELECT_LOGIT, SELECT_NONE, SELECT_PURE, make_work, profile_values,
+                     stage_equilibrium, symmetry_classes)
 from .payoffs import deviation_gain, pure_payoffs
 from .supports import support_equilibrium, symmetric_equilibrium_near, symmetric_equilibrium_search
 
 # deviation_gain and pure_payoffs live in .payoffs and are re-exported here, where callers have found them
-__all__ = ["METHODS", "METHOD_CODES", "EquilibriumError", "StageEquilibrium", "deviation_gain", "pure_equilibria", "select_equilibrium",
+__all__ = ["METHODS", "METHOD_CODES", "SELECTIONS", "selection_code", "EquilibriumError", "StageEquilibrium",
+           "deviation_gain", "pure_equilibria", "select_equilibrium", "symmetric_pure_equilibrium",
            "select_after_kernel", "exchangeable_classes", "logit_equilibrium", "gnm_equilibrium", "simpdiv_equilibrium",
            "polish", "pure_payoffs"]
 
 
 #: How a stage equilibrium was selected (``StageEquilibrium.method``), in the rule's order; the solvers count each
 #: and the solve summary names them with these words.
-METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetric logit (Nash program)",
+METHODS = {"pure": "pure (step 1)", "logit": "logit", "symmetric-logit": "symmetric logit (Nash program)",
            "symmetric-support": "symmetric support enumeration", "symmetric-search": "symmetric Nash program search",
            "first-pure": "first pure", "gnm": "global Newton", "support": "support enumeration",
            "simpdiv": "simplicial subdivision"}
@@ -83,6 +90,26 @@ METHODS = {"pure": "unique pure", "logit": "logit", "symmetric-logit": "symmetri
 #: so a code means the same in every version of a stored solution)
 METHOD_CODES = {"pure": -1, "logit": -2, "first-pure": -3, "simpdiv": -4, "gnm": -5, "symmetric-logit": -6,
                 "symmetric-support": -7, "support": -8, "symmetric-search": -9}
+
+
+#: The selection rules by name, with their code in the kernels. ``logit`` (the default): step 1
+#: only where the pure equilibrium is unique, else the logit limit. ``pure``: step 1 takes the
+#: first pure equilibrium in which exchangeable players bid alike (far faster on the degenerate
+#: ``win`` games, where most stage games have several pure equilibria); the rest is the same.
+SELECTIONS = {"logit": SELECT_LOGIT, "pure": SELECT_PURE}
+
+
+def selection_code(selection: str, equilibrium: bool = True) -> int:
+    """The kernels' code of a selection rule (``SELECT_NONE`` without equilibria).
+
+    Raises
+    ------
+    ValueError
+        An unknown name (one line naming the choices).
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"unknown equilibrium selection {selection!r}: use " + " or ".join(SELECTIONS))
+    return SELECTIONS[selection] if equilibrium else SELECT_NONE
 
 
 class EquilibriumError(RuntimeError):
@@ -437,7 +464,7 @@ def _kernel_work(m, k):
     return wk
 
 
-def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
+def select_equilibrium(U, backend: str = "kernel", selection: str = "logit") -> StageEquilibrium:
     """Apply the selection rule of this module to the stage game ``U``.
 
     Parameters
@@ -447,6 +474,8 @@ def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
         ``kernel``: steps 1-2 by the jitted kernel of :mod:`.kernel` (its own
         logit tracer), pygambit only where the kernel cannot certify its
         endpoint; ``gambit``: steps 1-2 by pygambit alone (the reference).
+    selection : {"logit", "pure"}
+        Step 1's rule (:data:`SELECTIONS`).
 
     Returns
     -------
@@ -458,21 +487,44 @@ def select_equilibrium(U, backend: str = "kernel") -> StageEquilibrium:
         If the selected profile's deviation gain exceeds ``DEVIATION_TOL``.
     """
     U = np.asarray(U, dtype=np.float64)
+    code = selection_code(selection)
     if backend == "kernel":
-        found, endpoint = _kernel_selection(U)
+        # where the kernel fails, no pure profile in which exchangeable players bid alike is an
+        # equilibrium (step 1 of either rule would have taken it), so the fallback is the same for both
+        found, endpoint = _kernel_selection(U, code)
         return found if found is not None else select_after_kernel(U, endpoint=endpoint)
     if backend != "gambit":
         raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
+    if code == SELECT_PURE:
+        first = symmetric_pure_equilibrium(U)
+        if first is not None:
+            return _accepted(U, [np.eye(U.shape[1])[b] for b in first], "pure", exchangeable_classes(U))
     return _select_gambit(U)
 
 
-def _kernel_selection(U):
+def symmetric_pure_equilibrium(U):
+    """Step 1 of the ``pure`` selection: the first pure equilibrium in which exchangeable players bid alike.
+
+    Returns
+    -------
+    tuple of int or None
+        Its card indices (lexicographic order, player 0 most significant),
+        or None where no such profile is an equilibrium to ``PURE_TOL``.
+    """
+    classes = exchangeable_classes(U)
+    for b in pure_equilibria(U):
+        if all(b[j] == b[c[0]] for c in classes for j in c):
+            return b
+    return None
+
+
+def _kernel_selection(U, code=SELECT_LOGIT):
     """Steps 1-2 by the kernel: ``(StageEquilibrium, None)``, or ``(None, last point of the branch)`` where it fails."""
     m, k = U.shape[0], U.shape[1]
     wk = _kernel_work(m, k)
     out = np.empty((m, k))
     flat = np.ascontiguousarray(U.reshape(m, -1))
-    status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, wk, out)
+    status, _, _, gain = stage_equilibrium(flat, m, k, PURE_TOL, DEVIATION_TOL, wk, out, code)
     if status == KERNEL_FAILED:
         return None, wk.p.copy()
     values = profile_values(flat, out, m, k, wk)
@@ -529,9 +581,9 @@ def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
         near = symmetric_equilibrium_near(U, endpoint, classes)
         if near is not None:
             return _accepted(U, near, "symmetric-logit", classes)
-        pure = [b for b in pure_equilibria(U) if all(b[j] == b[c[0]] for c in classes for j in c)]
-        if pure:
-            return _accepted(U, [np.eye(k)[b] for b in pure[0]], "first-pure", classes)
+        pure = symmetric_pure_equilibrium(U)
+        if pure is not None:
+            return _accepted(U, [np.eye(k)[b] for b in pure], "first-pure", classes)
         found = support_equilibrium(U, classes)
         if found is not None:
             return _accepted(U, found, "symmetric-support", classes)

@@ -24,7 +24,7 @@ import itertools
 import numpy as np
 
 from ..stage import STAGE_OK, highs_stage, solve_stage, stage_work_size
-from .equilibrium import METHODS, select_equilibrium
+from .equilibrium import METHODS, select_equilibrium, selection_code
 from .state import canonical
 
 __all__ = ["Induction", "StageGame"]
@@ -83,9 +83,13 @@ class Induction:
     equilibrium : bool
         False computes the security values only (the equilibrium entries
         are then NaN).
+    selection : {"logit", "pure"}
+        The equilibrium selection rule (:data:`.equilibrium.SELECTIONS`).
     """
 
-    def __init__(self, rules, stage_solver="numba", equilibrium=True):
+    def __init__(self, rules, stage_solver="numba", equilibrium=True, selection="logit"):
+        self.selection_code = selection_code(selection, equilibrium)  # checks the name
+        self.selection = selection
         self.with_equilibrium = equilibrium
         self.rules = rules
         self.m = rules.players
@@ -258,7 +262,7 @@ class Induction:
         self.stage_games += 1
         sec = np.array([self.security_value(game.security[i], i) for i in range(self.m)])
         if self.with_equilibrium:
-            found = select_equilibrium(game.equilibrium)
+            found = select_equilibrium(game.equilibrium, selection=self.selection)
             self.methods[found.method] += 1
             self.max_gain = max(self.max_gain, found.gain)
             eq = np.asarray(found.values, dtype=float)

@@ -1,7 +1,8 @@
 """Jitted stage-equilibrium kernel of the n-player games (the fast path of :mod:`.equilibrium`).
 
 One call takes a stage game and applies steps 1 and 2 of the selection rule
-(see :mod:`.equilibrium`): a unique pure equilibrium, else the limit of the
+(see :mod:`.equilibrium`): a unique pure equilibrium (under the ``pure``
+selection the first one in which exchangeable players bid alike), else the limit of the
 principal branch of the logit quantal response equilibria (McKelvey &
 Palfrey 1995), traced here by pseudo-arclength continuation (predictor along
 the tangent, Newton corrector on the hyperplane normal to it; Allgower &
@@ -45,15 +46,24 @@ from numba import njit
 
 from .constants import POLISH_MOVE, SYMMETRY_TOL
 
-__all__ = ["KERNEL_OK", "KERNEL_PURE", "KERNEL_FAILED", "KernelWork", "make_work", "stage_equilibrium",
+__all__ = ["KERNEL_OK", "KERNEL_PURE", "KERNEL_FAILED", "SELECT_NONE", "SELECT_LOGIT", "SELECT_PURE", "KernelWork",
+           "make_work", "stage_equilibrium",
            "payoffs_against", "deviation_gain_k", "profile_values", "symmetry_classes"]
 
-#: step 1: the unique pure equilibrium
+#: step 1: the unique pure equilibrium (``SELECT_PURE``: the first symmetric one)
 KERNEL_PURE = 1
 #: step 2: the traced logit limit, certified
 KERNEL_OK = 2
 #: the tracer stopped (turned back, stalled, singular) or could not certify: use pygambit
 KERNEL_FAILED = 0
+
+#: Selection rules, by their code in the kernels (:data:`.equilibrium.SELECTIONS` names them):
+#: no equilibria (security values only); step 1 a unique pure equilibrium, else the logit
+#: limit; step 1 the first pure equilibrium in which exchangeable players bid alike, else
+#: the logit limit (where there is none, both rules select the same profile)
+SELECT_NONE = 0
+SELECT_LOGIT = 1
+SELECT_PURE = 2
 
 #: the tracer stops when the largest regret is below this fraction of the payoff range
 #: (pygambit's default stopping rule, so both stop at the same point of the branch)
@@ -766,7 +776,31 @@ def polish_support(U, p, m, k, support_tol, wk, out):
 
 
 @njit(cache=True)
-def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
+def _pure_equilibrium(U, t, m, k, strides, tol):
+    """True when no player gains more than ``tol`` by a pure deviation from the pure profile ``t``."""
+    for i in range(m):
+        s = strides[i]
+        base = t - ((t // s) % k) * s
+        top = U[i, base]
+        for a in range(1, k):
+            top = max(top, U[i, base + a * s])
+        if U[i, t] < top - tol:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _bid_alike(t, m, k, strides, rep):
+    """True when every player of the pure profile ``t`` bids the same card index as its class's first player."""
+    for i in range(m):
+        r = rep[i]
+        if r != i and (t // strides[i]) % k != (t // strides[r]) % k:
+            return False
+    return True
+
+
+@njit(cache=True)
+def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out, selection):
     """Steps 1-2 of the selection rule on one stage game.
 
     Parameters
@@ -778,6 +812,11 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
     wk : KernelWork
     out : float64 (m, k)
         The selected profile (modified in place).
+    selection : int
+        ``SELECT_LOGIT``: step 1 takes a pure equilibrium only if it is the
+        only one. ``SELECT_PURE``: step 1 takes the first pure equilibrium
+        (in the order of the profile index: player 1 most significant,
+        lowest cards first) in which exchangeable players bid alike.
 
     Returns
     -------
@@ -795,24 +834,23 @@ def stage_equilibrium(U, m, k, pure_tol, dev_tol, wk, out):
     count = 0
     first = -1
     for t in range(K):
-        ok = True
-        for i in range(m):
-            s = strides[i]
-            base = t - ((t // s) % k) * s
-            top = U[i, base]
-            for a in range(1, k):
-                top = max(top, U[i, base + a * s])
-            if U[i, t] < top - pure_tol:
-                ok = False
-                break
-        if ok:
+        if _pure_equilibrium(U, t, m, k, strides, pure_tol):
             count += 1
             if first < 0:
                 first = t
-    if count == 1:
+    chosen = first if count == 1 else -1
+    if count > 1 and selection == SELECT_PURE:
+        # a unique pure equilibrium is its own image under any swap of
+        # exchangeable players; among several, the first symmetric one
+        symmetry_classes(U, m, k, wk)
+        for t in range(first, K):
+            if _bid_alike(t, m, k, strides, wk.rep) and _pure_equilibrium(U, t, m, k, strides, pure_tol):
+                chosen = t
+                break
+    if chosen >= 0:
         out[:, :] = 0.0
         for i in range(m):
-            out[i, (first // strides[i]) % k] = 1.0
+            out[i, (chosen // strides[i]) % k] = 1.0
         return KERNEL_PURE, count, first, deviation_gain_k(U, out, m, k, wk)
     for tol in (_NEWTON_TOL, _NEWTON_TOL_RETRY):
         gain = _traced_equilibrium(U, m, k, dev_tol, wk, out, tol)

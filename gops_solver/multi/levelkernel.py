@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from ..stage import STAGE_OK, solve_stage, stage_work_size
 from .constants import DEVIATION_TOL, PURE_TOL
-from .kernel import KERNEL_FAILED, KernelWork, make_work, profile_values, stage_equilibrium
+from .kernel import KERNEL_FAILED, SELECT_NONE, KernelWork, make_work, profile_values, stage_equilibrium
 
 __all__ = ["LevelTables", "PrevLevel", "LevelOut", "StageScratch", "GamePlan", "new_plan", "pass_bounds", "pass_state",
            "build_stage", "make_scratch", "solve_built", "solve_level", "game_fingerprint", "FLAG_SECURITY",
@@ -223,7 +223,7 @@ class LevelOut(NamedTuple):
     gain : float64 (P, S)
         Deviation gain of the selected stage equilibrium.
     method : int8 (P, S)
-        Kernel status (1 unique pure, 2 logit, 0 failed).
+        Kernel status (1 pure, 2 logit, 0 failed).
     flags : int8 (P, S)
         ``FLAG_SECURITY | FLAG_EQUILIBRIUM`` for what the caller must redo.
     """
@@ -280,7 +280,7 @@ def _coalition_matrix(U, i, m, k, digits, M):
 
 
 @njit(cache=True, parallel=True)
-def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan, out):
+def solve_level(tab, prev, m, k, carry_rule, selection, stage_pass, plan, out):
     """One pass over every state of one level (modified in place: ``out``, ``plan.hashes``).
 
     Parameters
@@ -292,8 +292,9 @@ def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan,
         Players and cards per hand.
     carry_rule : bool
         Ties carry the pot.
-    with_equilibrium : bool
-        False solves the security games only.
+    selection : int
+        ``SELECT_NONE`` solves the security games only; ``SELECT_LOGIT`` or
+        ``SELECT_PURE`` the equilibria too, by that selection rule (:mod:`.kernel`).
     stage_pass : int
         ``PASS_HASH`` (every state's games are hashed), ``PASS_SOLVE`` (the
         representatives are solved) or ``PASS_COPY`` (the others take their
@@ -307,7 +308,7 @@ def solve_level(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan,
     # the chunk's work happens in a called function: numba's parfor lowering
     # loses writes made through a named tuple's fields directly in the loop body
     for ch in prange(n_chunks):
-        _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks)
+        _solve_chunk(tab, prev, m, k, carry_rule, selection, stage_pass, plan, out, ch, n_chunks)
 
 
 class StageScratch(NamedTuple):
@@ -344,7 +345,7 @@ def make_scratch(m, k):
 
 
 @njit(cache=True)
-def solve_built(Usec, Ueq, m, k, with_equilibrium, digits, sc, sec_row, eq_row):
+def solve_built(Usec, Ueq, m, k, selection, digits, sc, sec_row, eq_row):
     """Solve the two stage games of one state once they are built (the ``points`` and ``win`` levels share this).
 
     Parameters
@@ -352,7 +353,8 @@ def solve_built(Usec, Ueq, m, k, with_equilibrium, digits, sc, sec_row, eq_row):
     Usec, Ueq : float64 (m, k ** m)
         The stage games (:func:`build_stage` or the ``win`` builder).
     m, k : int
-    with_equilibrium : bool
+    selection : int
+        ``SELECT_NONE`` (security values only), ``SELECT_LOGIT`` or ``SELECT_PURE``.
     digits : int64 (k ** m, m)
         Card index of each player in each profile.
     sc : StageScratch
@@ -378,10 +380,10 @@ def solve_built(Usec, Ueq, m, k, with_equilibrium, digits, sc, sec_row, eq_row):
             flag |= FLAG_SECURITY
             value = np.nan
         sec_row[i] = value
-    if not with_equilibrium:
+    if selection == SELECT_NONE:
         eq_row[:] = np.nan
         return flag, KERNEL_FAILED, 0.0
-    status, _, _, gain = stage_equilibrium(Ueq, m, k, PURE_TOL, DEVIATION_TOL, sc.wk, sc.prof)
+    status, _, _, gain = stage_equilibrium(Ueq, m, k, PURE_TOL, DEVIATION_TOL, sc.wk, sc.prof, selection)
     if status == KERNEL_FAILED:
         eq_row[:] = np.nan
         return flag | FLAG_EQUILIBRIUM, status, np.nan
@@ -392,7 +394,7 @@ def solve_built(Usec, Ueq, m, k, with_equilibrium, digits, sc, sec_row, eq_row):
 
 
 @njit(cache=True)
-def _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks):
+def _solve_chunk(tab, prev, m, k, carry_rule, selection, stage_pass, plan, out, ch, n_chunks):
     """Chunk ``ch`` of ``n_chunks`` of one pass over a level (:func:`pass_bounds`), with its own scratch space."""
     P_count, S_count = out.gain.shape
     K = tab.digits.shape[0]
@@ -421,7 +423,7 @@ def _solve_chunk(tab, prev, m, k, carry_rule, with_equilibrium, stage_pass, plan
         if stage_pass == PASS_HASH:
             plan.hashes[q], plan.checks[q] = game_fingerprint(Usec, Ueq)
             continue
-        flag, method, gain = solve_built(Usec, Ueq, m, k, with_equilibrium, tab.digits, sc, out.sec[P, s], out.eq[P, s])
+        flag, method, gain = solve_built(Usec, Ueq, m, k, selection, tab.digits, sc, out.sec[P, s], out.eq[P, s])
         out.method[P, s] = method
         out.gain[P, s] = gain
         out.flags[P, s] = flag

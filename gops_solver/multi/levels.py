@@ -269,10 +269,10 @@ class LevelInduction(Induction):
         have one fingerprint share one solve (``stage_games`` counts them all).
     """
 
-    def __init__(self, rules, stage_solver="numba", equilibrium=True):
+    def __init__(self, rules, stage_solver="numba", equilibrium=True, selection="logit"):
         if rules.objective != "points":
             raise ValueError("the level solver handles the points objective only")
-        super().__init__(rules, stage_solver, equilibrium)
+        super().__init__(rules, stage_solver, equilibrium, selection)
         self.patterns, self.slots, self.tables = build_levels(rules)
         self.pattern_index = {k: {cm: P for P, cm in enumerate(v)} for k, v in self.patterns.items()}
         self.slot_index = {k: {hs: s for s, hs in enumerate(v)} for k, v in self.slots.items()}
@@ -295,7 +295,7 @@ class LevelInduction(Induction):
         out = LevelOut(np.empty((P, S, m)), np.empty((P, S, m)), np.empty((P, S)),
                        np.zeros((P, S), dtype=np.int8), np.zeros((P, S), dtype=np.int8))
         plan = new_plan(P * S)
-        args = (self.tables[k], prev, m, k, self.carry, self.with_equilibrium)
+        args = (self.tables[k], prev, m, k, self.carry, self.selection_code)
         solve_level(*args, PASS_HASH, plan, out)
         plan, distinct = share_games(plan, np.arange(P * S))
         self.values[k] = out

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..rules import Rules
 from .constants import SECURITY_TOL
-from .equilibrium import deviation_gain, select_equilibrium
+from .equilibrium import deviation_gain, select_equilibrium, selection_code
 from .induction import Induction
 from .state import MultiState, relabel, validate_multi_state
 
@@ -84,6 +84,11 @@ class MultiSolution:
         return dict(self.induction.methods)
 
     @property
+    def selection(self) -> str:
+        """The equilibrium selection rule the solution was solved with (``logit`` or ``pure``)."""
+        return self.induction.selection
+
+    @property
     def max_deviation_gain(self) -> float:
         """Largest deviation gain over every stage equilibrium selected while solving."""
         return self.induction.max_gain
@@ -132,7 +137,7 @@ class MultiSolution:
             ind.decision(masks, state.pot, state.prizes, state.scores)
         sec_c, eq_c = ind.table[key]
         game = ind.stage(key)
-        found = select_equilibrium(game.equilibrium)
+        found = select_equilibrium(game.equilibrium, selection=ind.selection)
         m = self.rules.players
         base = state.scores if ind.points else (0,) * m
         security, values, strategies = [0.0] * m, [0.0] * m, [None] * m
@@ -172,7 +177,7 @@ class MultiSolution:
                 r = abs(checker.security_value(game.security[i], i) - sec[i])
                 if r > sec_res:
                     sec_res, worst = r, key
-            found = select_equilibrium(game.equilibrium)
+            found = select_equilibrium(game.equilibrium, selection=ind.selection)
             val_res = max(val_res, float(np.max(np.abs(found.values - np.asarray(eq)))))
             gain = max(gain, deviation_gain(game.equilibrium, found.strategies))
         from .constants import DEVIATION_TOL
@@ -215,20 +220,20 @@ def symmetry_spread(entries):
     return spread, worst
 
 
-def subgame_solver(rules: Rules, stage_solver: str = "numba") -> MultiSolution:
+def subgame_solver(rules: Rules, stage_solver: str = "numba", selection: str = "logit") -> MultiSolution:
     """A solution that solves only what queries need (the sub-games below the queried states).
 
     Its ``security`` and ``values`` at the start are NaN; :meth:`MultiSolution.query`
-    works as on a full solution.
+    works as on a full solution. ``selection`` as in :func:`solve_multi`.
     """
     if not isinstance(rules, Rules):
         raise TypeError("subgame_solver() takes a Rules object")
     nan = [float("nan")] * rules.players
-    return MultiSolution(rules, Induction(rules, stage_solver), nan, nan, 0.0)
+    return MultiSolution(rules, Induction(rules, stage_solver, selection=selection), nan, nan, 0.0)
 
 
 def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = True,
-                levels: bool = True) -> MultiSolution:
+                levels: bool = True, selection: str = "logit") -> MultiSolution:
     """Solve a 3- or 4-player game from the start by backward induction.
 
     Parameters
@@ -247,6 +252,14 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
         ``win``); False with the memoised recursion of :mod:`.induction`,
         the reference they are tested against (same values, much slower).
         The HiGHS backend always uses the recursion.
+    selection : {"logit", "pure"}
+        The equilibrium selection rule (docs/multiplayer.md). ``logit``
+        (default): a pure equilibrium only where it is the stage game's only
+        one, else the limit of the logit branch. ``pure``: the first pure
+        equilibrium in which exchangeable players bid alike wherever there
+        is one, else the same as ``logit``; an equilibrium as certified, and
+        many times faster under ``win``, whose stage games mostly have
+        several pure equilibria.
 
     Returns
     -------
@@ -258,14 +271,15 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
         raise TypeError("solve_multi() takes a Rules object: solve_multi(Rules(n=5, players=3))")
     if stage_solver not in ("numba", "highs"):
         raise ValueError(f"unknown stage solver {stage_solver!r}: use numba or highs")
+    selection_code(selection)  # an unknown name is refused before any work
     t0 = time.perf_counter()
     if levels and stage_solver == "numba" and rules.objective == "points":
         from .levels import LevelInduction  # whole games: the jitted level solvers
-        ind = LevelInduction(rules, stage_solver, equilibrium)
+        ind = LevelInduction(rules, stage_solver, equilibrium, selection)
     elif levels and stage_solver == "numba":
         from .winlevels import WinLevelInduction
-        ind = WinLevelInduction(rules, stage_solver, equilibrium)
+        ind = WinLevelInduction(rules, stage_solver, equilibrium, selection)
     else:
-        ind = Induction(rules, stage_solver, equilibrium)
+        ind = Induction(rules, stage_solver, equilibrium, selection)
     sec, eq = ind.start()
     return MultiSolution(rules, ind, sec, eq, time.perf_counter() - t0)

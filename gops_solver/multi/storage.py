@@ -29,6 +29,7 @@ from .. import __version__
 from ..rules import Rules
 from ..storage import (FileKind, atomic_write, has_magic, header_bytes, map_tables, open_table_file, read_header,
                        table_parts)
+from .equilibrium import SELECTIONS
 
 __all__ = ["MAGIC", "save_multi", "load_multi", "is_multi_file"]
 
@@ -84,6 +85,7 @@ def save_multi(path, sol) -> None:
               "kind": kind, "security": sol.security, "values": sol.values, "seconds": sol.seconds,
               "stage_games": sol.stage_games, "methods": sol.methods,
               "max_deviation_gain": sol.max_deviation_gain, "equilibrium": sol.induction.with_equilibrium,
+              "selection": sol.selection,
               "tables": [{"shape": list(t.shape), "dtype": t.dtype.str, "crc32": _crc(t)} for t in tables]}
 
     def check(tmp):  # the written bytes are read back and checked before they replace anything
@@ -147,9 +149,13 @@ def load_multi(path, rules=None, check=True):
                          f"use a matching file or solve these rules")
     m, n = saved.players, saved.n
     with_eq = bool(header.get("equilibrium", True))
+    selection = header.get("selection", "logit")  # files from before the pure selection: logit
+    if selection not in SELECTIONS:
+        raise ValueError(f"{path} was solved with the equilibrium selection {selection!r}, which this version "
+                         f"does not know: upgrade gops-solver or solve again")
     if header.get("kind") == "levels":
         ind = LevelInduction.__new__(LevelInduction)
-        LevelInduction.__init__(ind, saved, "numba", with_eq)
+        LevelInduction.__init__(ind, saved, "numba", with_eq, selection)
         if len(tables) != 3 * n:
             raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
         for k in range(1, n + 1):
@@ -159,7 +165,7 @@ def load_multi(path, rules=None, check=True):
                 raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
             ind.values[k] = LevelOut(sec, eq, gain, np.zeros((P, S), dtype=np.int8), np.zeros((P, S), dtype=np.int8))
     elif header.get("kind") == "states":
-        ind = Induction(saved, "numba", with_eq)
+        ind = Induction(saved, "numba", with_eq, selection)
         if len(tables) != 2 or tables[0].shape[1:] != (2 * m + 2,) or tables[1].shape != (len(tables[0]), 2 * m):
             raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
         seq = tuple(saved.sequence) if not saved.random_order else None

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from .kernel import SELECT_NONE
 from .levelkernel import (PASS_COPY, PASS_HASH, PASS_SOLVE, GamePlan, game_fingerprint, make_scratch, pass_bounds,
                           pass_state, solve_built)
 
@@ -425,7 +426,7 @@ def build_win_stage(tab, here, below, P, s, keys, m, carry_rule, with_equilibriu
 
 
 @njit(cache=True, parallel=True)
-def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out):
+def solve_win_level(tab, here, below, m, k, carry_rule, selection, stage_pass, plan, out):
     """One pass over every state of one ``win`` level (modified in place: ``out``, ``plan.hashes``).
 
     Parameters
@@ -439,8 +440,9 @@ def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, stage_
         Players and cards per hand.
     carry_rule : bool
         Ties carry the pot.
-    with_equilibrium : bool
-        False solves the security games only.
+    selection : int
+        ``SELECT_NONE`` solves the security games only; ``SELECT_LOGIT`` or
+        ``SELECT_PURE`` the equilibria too, by that selection rule (:mod:`.kernel`).
     stage_pass : int
         ``PASS_HASH`` (decided states get their payoffs and ``method``
         ``METHOD_DECIDED``; the others' games are hashed), ``PASS_SOLVE``
@@ -457,11 +459,11 @@ def solve_win_level(tab, here, below, m, k, carry_rule, with_equilibrium, stage_
     # the chunk's work happens in a called function: numba's parfor lowering
     # loses writes made through a named tuple's fields directly in the loop body
     for ch in prange(n_chunks):
-        _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks)
+        _solve_chunk(tab, here, below, m, k, carry_rule, selection, stage_pass, plan, out, ch, n_chunks)
 
 
 @njit(cache=True)
-def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pass, plan, out, ch, n_chunks):
+def _solve_chunk(tab, here, below, m, k, carry_rule, selection, stage_pass, plan, out, ch, n_chunks):
     """Chunk ``ch`` of ``n_chunks`` of one pass over a level (:func:`.levelkernel.pass_bounds`), own scratch space."""
     K = tab.digits.shape[0]
     Usec = np.empty((m, K))
@@ -493,7 +495,7 @@ def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pas
                 out.method[q] = METHOD_DECIDED
                 out.flags[q] = 0
                 continue
-        if not build_win_stage(tab, here, below, P, s, keys, m, carry_rule, with_equilibrium, Usec, Ueq):
+        if not build_win_stage(tab, here, below, P, s, keys, m, carry_rule, selection != SELECT_NONE, Usec, Ueq):
             out.flags[q] = FLAG_MISSING
             continue
         if stage_pass == PASS_HASH:
@@ -501,7 +503,7 @@ def _solve_chunk(tab, here, below, m, k, carry_rule, with_equilibrium, stage_pas
             out.method[q] = 0
             out.flags[q] = 0
             continue
-        flag, method, gain = solve_built(Usec, Ueq, m, k, with_equilibrium, tab.digits, sc, out.sec[q], out.eq[q])
+        flag, method, gain = solve_built(Usec, Ueq, m, k, selection, tab.digits, sc, out.sec[q], out.eq[q])
         out.method[q] = method
         out.gain[q] = gain
         out.flags[q] = flag

@@ -116,10 +116,10 @@ class WinLevelInduction(Induction):
         fingerprint share one solve (``stage_games`` counts every undecided state).
     """
 
-    def __init__(self, rules, stage_solver="numba", equilibrium=True):
+    def __init__(self, rules, stage_solver="numba", equilibrium=True, selection="logit"):
         if rules.objective != "win":
             raise ValueError("the win level solver handles the win objective only: use LevelInduction for points")
-        super().__init__(rules, stage_solver, equilibrium)
+        super().__init__(rules, stage_solver, equilibrium, selection)
         n, m = rules.n, self.m
         self.patterns, self.slots, self.tables = build_levels(rules)
         self.pattern_index = {k: {cm: P for P, cm in enumerate(v)} for k, v in self.patterns.items()}
@@ -242,7 +242,7 @@ class WinLevelInduction(Induction):
         tick = phase or (lambda name: None)
         # at k = 1 the level below is not read (the last round pays the final shares)
         args = (self.tables[k], self.level_states(k), self.level_below(max(k - 1, 1)), m, k, self.carry,
-                self.with_equilibrium)
+                self.selection_code)
         solve_win_level(*args, PASS_HASH, plan, out)
         tick("hash")
         if np.any(out.flags & FLAG_MISSING):
