@@ -2,12 +2,15 @@
 
     python benchmarks/win_phases.py 3 6 discard            # security values only
     python benchmarks/win_phases.py 3 6 discard --equilibrium
+    python benchmarks/win_phases.py 3 7 discard --equilibrium --selection pure
 
 Runs :class:`gops_solver.multi.winlevels.WinLevelInduction` the way its
 ``solve`` does (``list_states``, then ``solve_level`` for each hand size,
 whose ``phase`` hook marks the end of each pass) and prints for each level
 its states, the live ones (not decided), the distinct stage games and the
-seconds of each pass: ``hash`` (build and fingerprint every game),
+seconds of each pass: ``hash`` (build and fingerprint every game; on a
+level solved state by state, ``unshared`` in the output, the sample of
+:meth:`WinLevelInduction._worth_sharing` and the marking of decided states),
 ``share`` (group them), ``solve`` (the representatives), ``redo`` (what
 the kernel flagged, HiGHS and pygambit) and ``copy``. Wall-clock seconds
 on all numba threads; the listing of the states is timed first. At the end
@@ -32,9 +35,10 @@ def main(argv=None) -> int:
     ap.add_argument("cards", type=int)
     ap.add_argument("tie", choices=("carry", "discard"))
     ap.add_argument("--equilibrium", action="store_true", help="solve the equilibria too")
+    ap.add_argument("--selection", choices=("logit", "pure"), default="logit", help="equilibrium selection rule")
     a = ap.parse_args(argv)
     rules = Rules(a.cards, tie=a.tie, objective="win", players=a.players)
-    ind = WinLevelInduction(rules, equilibrium=a.equilibrium)
+    ind = WinLevelInduction(rules, equilibrium=a.equilibrium, selection=a.selection)
     t0 = time.perf_counter()
     ind.list_states()
     print(f"listing {time.perf_counter() - t0:.2f} s, {sum(len(c) for c in ind.codes.values()):,} states", flush=True)
@@ -46,7 +50,8 @@ def main(argv=None) -> int:
         live = int(np.count_nonzero(out.method != METHOD_DECIDED))
         names = list(marks)
         times = " ".join(f"{b}={marks[b] - marks[a]:.2f}" for a, b in zip(names, names[1:]))
-        print(f"k={k} states={len(out.gain):,} live={live:,} distinct={ind.distinct_games - distinct:,} {times}",
+        print(f"k={k} states={len(out.gain):,} live={live:,} {'distinct' if ind.shared[k] else 'unshared'}="
+              f"{ind.distinct_games - distinct:,} {times}",
               flush=True)
     sec, eq = super(WinLevelInduction, ind).start()  # the levels are solved: read, do not solve again
     print("security at the start", " ".join(f"{v:.6f}" for v in sec))

@@ -268,3 +268,30 @@ def test_security_only_solve_gives_the_same_security_values(tie):
         assert np.array_equal(alone.codes[k], lev.codes[k])
         assert np.array_equal(alone.values[k].sec, lev.values[k].sec)
         assert np.all(np.isnan(alone.values[k].eq[alone.values[k].method != METHOD_DECIDED]))
+
+
+@pytest.mark.parametrize("tie", TIES)
+@pytest.mark.parametrize("selection,equilibrium", [("pure", True), ("logit", True), ("logit", False)])
+def test_sharing_equal_games_or_not_gives_the_same_tables_bit_for_bit(tie, selection, equilibrium):
+    # a level may be solved state by state (no hash pass) where few of its games are equal
+    # (WinLevelInduction._worth_sharing); equal games get one deterministic selection, so
+    # every value, gain and method is the same whichever levels share
+    rules = Rules(5, tie=tie, objective="win", players=3)
+    solved = {}
+    for share in ("always", "never", "auto"):
+        ind = WinLevelInduction(rules, equilibrium=equilibrium, selection=selection, share=share)
+        ind.solve()
+        solved[share] = ind
+    assert all(solved["always"].shared.values()) and not any(solved["never"].shared.values())
+    assert solved["never"].distinct_games == solved["never"].stage_games > solved["always"].distinct_games
+    for share in ("never", "auto"):
+        for k, a in solved["always"].values.items():
+            b = solved[share].values[k]
+            for x, y in ((a.sec, b.sec), (a.eq, b.eq), (a.gain, b.gain)):
+                assert np.array_equal(x, y, equal_nan=True)
+            assert np.array_equal(a.method, b.method)
+    if selection == "logit" and equilibrium:  # the logit selection always shares
+        assert all(solved["auto"].shared.values())
+    else:  # the sample picks: the 2-card level's games are mostly equal, the small last ones not
+        auto = solved["auto"].shared
+        assert auto[2] and not auto[5]

@@ -28,7 +28,8 @@ from .kernel import KERNEL_FAILED, SELECT_NONE, KernelWork, make_work, profile_v
 
 __all__ = ["LevelTables", "PrevLevel", "LevelOut", "StageScratch", "GamePlan", "new_plan", "pass_bounds", "pass_state",
            "build_stage", "make_scratch", "solve_built", "solve_level", "game_fingerprint", "FLAG_SECURITY",
-           "FLAG_EQUILIBRIUM", "PASS_HASH", "PASS_SOLVE", "PASS_COPY"]
+           "FLAG_EQUILIBRIUM", "PASS_HASH", "PASS_SOLVE", "PASS_COPY", "PASS_SAMPLE", "PASS_DECIDE",
+           "SAMPLE_STRIDE"]
 
 #: a player-vs-coalition game the jitted simplex could not certify (re-solve with HiGHS)
 FLAG_SECURITY = 1
@@ -41,6 +42,12 @@ PASS_HASH = 0
 PASS_SOLVE = 1
 #: pass: the others copy their representative's results where the games' fingerprints agree
 PASS_COPY = 2
+#: pass (``win`` levels): hash every ``SAMPLE_STRIDE``-th state's games only, to estimate how many are equal
+PASS_SAMPLE = 3
+#: pass (``win`` levels): mark the decided states only; every other state solves its own games
+PASS_DECIDE = 4
+#: one state in this many is hashed by ``PASS_SAMPLE``
+SAMPLE_STRIDE = 64
 
 
 class GamePlan(NamedTuple):
@@ -122,7 +129,10 @@ def pass_bounds(stage_pass, plan, N, ch, n_chunks):
             count += min(blk, total - b * blk)
             b += n_chunks
         return 0, count, 1
-    total = N if stage_pass == PASS_HASH else plan.copies.shape[0]
+    if stage_pass == PASS_SAMPLE:
+        total = -(-N // SAMPLE_STRIDE)
+    else:
+        total = plan.copies.shape[0] if stage_pass == PASS_COPY else N
     return ch * total // n_chunks, (ch + 1) * total // n_chunks, 1
 
 
@@ -135,7 +145,9 @@ def pass_state(stage_pass, plan, j, ch, n_chunks):
     representatives (only the last block of all may be short, and it is the
     last of its chunk).
     """
-    if stage_pass == PASS_HASH:
+    if stage_pass == PASS_SAMPLE:
+        return j * SAMPLE_STRIDE
+    if stage_pass == PASS_HASH or stage_pass == PASS_DECIDE:
         return j
     if stage_pass == PASS_SOLVE:
         blk = solve_block(plan.solves.shape[0], n_chunks)

@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from .kernel import SELECT_NONE
-from .levelkernel import (PASS_COPY, PASS_HASH, PASS_SOLVE, GamePlan, game_fingerprint, make_scratch, pass_bounds,
+from .levelkernel import (PASS_COPY, PASS_DECIDE, PASS_HASH, PASS_SAMPLE, PASS_SOLVE, GamePlan, game_fingerprint, make_scratch, pass_bounds,
                           pass_state, solve_built)
 
 __all__ = ["WinStates", "WinBelow", "Predecessors", "GamePlan", "PASS_HASH", "PASS_SOLVE", "PASS_COPY",
@@ -448,7 +448,9 @@ def solve_win_level(tab, here, below, m, k, carry_rule, selection, stage_pass, p
         ``METHOD_DECIDED``; the others' games are hashed), ``PASS_SOLVE``
         (the representatives are solved) or ``PASS_COPY`` (the others take
         their representative's results when the games are equal bit for
-        bit, else are solved themselves).
+        bit, else are solved themselves); ``PASS_SAMPLE`` hashes every
+        ``SAMPLE_STRIDE``-th state only, and ``PASS_DECIDE`` only marks the
+        decided states (where no games are shared, instead of ``PASS_HASH``).
     plan : GamePlan
     out : LevelOut
         Arrays over the level's states: ``sec``, ``eq`` (N, m), ``gain``,
@@ -485,7 +487,7 @@ def _solve_chunk(tab, here, below, m, k, carry_rule, selection, stage_pass, plan
                 continue
             # a collision of the first hashes: q solves its own games
         P, s = _decode(here.codes[q], here, m, keys)
-        if stage_pass == PASS_HASH:
+        if stage_pass == PASS_HASH or stage_pass == PASS_SAMPLE or stage_pass == PASS_DECIDE:
             top = decided(keys, tab.slot_pot[s] + here.slot_hsum[s], m)
             if top >= 0:  # no stage game: the leader takes 1 whatever is bid
                 for i in range(m):
@@ -495,10 +497,14 @@ def _solve_chunk(tab, here, below, m, k, carry_rule, selection, stage_pass, plan
                 out.method[q] = METHOD_DECIDED
                 out.flags[q] = 0
                 continue
+            if stage_pass == PASS_DECIDE:  # a live state: solved in the solve pass, its own representative
+                out.method[q] = 0
+                out.flags[q] = 0
+                continue
         if not build_win_stage(tab, here, below, P, s, keys, m, carry_rule, selection != SELECT_NONE, Usec, Ueq):
             out.flags[q] = FLAG_MISSING
             continue
-        if stage_pass == PASS_HASH:
+        if stage_pass == PASS_HASH or stage_pass == PASS_SAMPLE:
             plan.hashes[q], plan.checks[q] = game_fingerprint(Usec, Ueq)
             out.method[q] = 0
             out.flags[q] = 0
