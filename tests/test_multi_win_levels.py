@@ -258,10 +258,10 @@ def test_solve_pass_deals_every_representative_once_in_blocks(total, n_chunks):
 @pytest.mark.parametrize("tie", TIES)
 def test_security_only_solve_gives_the_same_security_values(tie):
     # without equilibria the kernel reads no equilibrium values from the level
-    # below (and more states share their games), but each security game is the
-    # same array, so its value is the same to the bit
+    # below (and, where every level shares, more states share their games), but
+    # each security game is the same array, so its value is the same to the bit
     _, lev, _ = _solved(3, 4, tie, "random")
-    alone = WinLevelInduction(Rules(4, tie=tie, objective="win", players=3), equilibrium=False)
+    alone = WinLevelInduction(Rules(4, tie=tie, objective="win", players=3), equilibrium=False, share="always")
     alone.solve()
     assert alone.distinct_games <= lev.distinct_games
     for k in lev.values:

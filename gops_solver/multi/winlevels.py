@@ -308,7 +308,7 @@ class WinLevelInduction(Induction):
             return True
         solve_win_level(*args, PASS_SAMPLE, plan, out)
         picked = np.arange(0, len(out.gain), SAMPLE_STRIDE)
-        picked = picked[(out.method[picked] != METHOD_DECIDED) & (out.flags[picked] & FLAG_MISSING == 0)]
+        picked = picked[(out.method[picked] != METHOD_DECIDED) & ((out.flags[picked] & FLAG_MISSING) == 0)]
         if len(picked) == 0:
             return True
         pairs = np.stack([plan.hashes[picked], plan.checks[picked]], axis=1)
