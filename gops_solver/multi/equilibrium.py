@@ -496,14 +496,17 @@ def select_equilibrium(U, backend: str = "kernel", selection: str = "logit") -> 
     if backend != "gambit":
         raise ValueError(f"unknown equilibrium backend {backend!r}: use kernel or gambit")
     if code == SELECT_PURE:
-        first = symmetric_pure_equilibrium(U)
+        classes = exchangeable_classes(U)
+        first = symmetric_pure_equilibrium(U, classes)
         if first is not None:
-            return _accepted(U, [np.eye(U.shape[1])[b] for b in first], "pure", exchangeable_classes(U))
+            return _accepted(U, [np.eye(U.shape[1])[b] for b in first], "pure", classes)
     return _select_gambit(U)
 
 
-def symmetric_pure_equilibrium(U):
+def symmetric_pure_equilibrium(U, classes=None):
     """Step 1 of the ``pure`` selection: the first pure equilibrium in which exchangeable players bid alike.
+
+    ``classes``: :func:`exchangeable_classes` of ``U`` where the caller has them.
 
     Returns
     -------
@@ -511,7 +514,8 @@ def symmetric_pure_equilibrium(U):
         Its card indices (lexicographic order, player 0 most significant),
         or None where no such profile is an equilibrium to ``PURE_TOL``.
     """
-    classes = exchangeable_classes(U)
+    if classes is None:
+        classes = exchangeable_classes(U)
     for b in pure_equilibria(U):
         if all(b[j] == b[c[0]] for c in classes for j in c):
             return b
@@ -581,7 +585,7 @@ def select_after_kernel(U, endpoint=None) -> StageEquilibrium:
         near = symmetric_equilibrium_near(U, endpoint, classes)
         if near is not None:
             return _accepted(U, near, "symmetric-logit", classes)
-        pure = symmetric_pure_equilibrium(U)
+        pure = symmetric_pure_equilibrium(U, classes)
         if pure is not None:
             return _accepted(U, [np.eye(k)[b] for b in pure], "first-pure", classes)
         found = support_equilibrium(U, classes)
