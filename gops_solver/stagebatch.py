@@ -4,10 +4,11 @@ A level kernel solves many games of the same shape in a row (one hand
 pattern's games differ only in the pot and the prizes left hidden). The
 scalar simplex spends its time on short loops over a handful of rows and
 columns. Here ``LANES`` games sit side by side in one tableau whose last
-axis is the game, and every step (Dantzig's entering column, both passes of
-Harris's ratio test, the Tucker pivot, reading the strategies and the
-certificate of :func:`~.stage._certify`, and before them the saddle-point
-test) works on vectors of eight lanes
+axis is the game, and every step (the entering column, the minimax
+column first and then Dantzig's, both passes of Harris's ratio test, the
+Tucker pivot, reading the strategies and the certificate of
+:func:`~.stage._certify`, and before them the saddle-point test) works on
+vectors of eight lanes
 (:mod:`.simd`), with selects instead of branches.
 
 Each lane does exactly the arithmetic of attempt 0 of
@@ -155,6 +156,7 @@ def solve_batch(bw, m, n, count, values, status):
     streak = zero
     cap = vsplat(float(_PIVOTS_PER_DIM * (m + n)))
     max_streak = vsplat(float(m + n))
+    first = True
     while True:
         # entering column: the most negative reduced cost (Dantzig), the first among equals
         best = vsplat(-PIVOT_TOL)
@@ -166,6 +168,10 @@ def solve_batch(bw, m, n, count, values, status):
             best = vselect(take, a, best)
             cvec = vselect(take, jv, cvec)
             jv = vadd(jv, one)
+        if first:
+            # solve_stage's first pivot: the minimax column (every reduced cost is -1 yet)
+            cvec = vselect(run, jstar, cvec)
+            first = False
         optimal = vand(run, vlt(cvec, zero))
         done = vor(done, optimal)
         run = vand(run, vnot(optimal))
