@@ -257,6 +257,20 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
     order = reveal_order(level)
+    # the points loop's reveals in that order, spelt out once a level: the reveal's set and
+    # prize, the set it leaves hidden, and the next set hidden after this one's run (-1: none)
+    nrt = nsets * nrev
+    o_si = np.empty(nrt, dtype=np.int64)
+    o_p = np.empty(nrt, dtype=np.int64)
+    o_set = np.empty(nrt, dtype=np.int64)
+    o_next = np.full(nrt, -1, dtype=np.int64)
+    for t in range(nrt):
+        si = order[t] // nrev
+        o_si[t] = si
+        o_p[t] = level.rev_prize[si, order[t] - si * nrev]
+        o_set[t] = level.rev_set[si, order[t] - si * nrev]
+    for t in range(nrt - 2, -1, -1):
+        o_next[t] = o_set[t + 1] if o_set[t + 1] != o_set[t] else o_next[t + 1]
     pot_len = level.cvals[-1] + (level.rev_prize.max() if level.rev_prize.size else 0) + 1
     for i in prange(len(ps)):
         rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
@@ -317,11 +331,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                 toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
             lanes = _pot_lanes(pot_len)
             if not sym:  # a symmetric pattern's value is 0: nothing to solve
-                for t in range(nsets * nrev):
-                    q = order[t]
-                    si = q // nrev
-                    j = q - si * nrev
-                    p, s_prev = rev_prize[si, j], rev_set[si, j]
+                for t in range(nrt):
+                    si = o_si[t]
+                    p, s_prev = o_p[t], o_set[t]
                     for vi in range(vstart[si], vstart[si + 1]):
                         ci = np.int64(vci[vi])
                         pot = level.cvals[ci] + p
@@ -336,11 +348,8 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
                             points_gather(prev, stage, pcells, s_prev, W)
                             base_set = s_prev
                             # ask for the next set's entries now: they arrive while this set's games are solved
-                            t2 = t + 1
-                            while t2 < nsets * nrev and rev_set[order[t2] // nrev, order[t2] % nrev] == s_prev:
-                                t2 += 1
-                            if t2 < nsets * nrev:
-                                s_next = rev_set[order[t2] // nrev, order[t2] % nrev]
+                            s_next = o_next[t]
+                            if s_next >= 0:
                                 for cj in range(na * nb):
                                     at = points_address(prev, pcells, cj, s_next)
                                     if at >= 0:
