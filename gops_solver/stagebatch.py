@@ -182,7 +182,7 @@ def solve_batch(bw, m, n, count, values, status):
         # the pivot column (zero in lanes that do not pivot)
         cidx = vadd(vmul(cvec, vsplat(float(L))), lane)
         for i in range(mm + 1):
-            vstore(F, _OCOL + i * L, vgather(F, vadd(cidx, vsplat(float(_OT + i * _S * L))), run))
+            vstore(F, _OCOL + i * L, vgather(F, _OT + i * _S * L, cidx, run))
         # Harris's ratio test, pass 1: the step bound with right-hand sides relaxed by PIVOT_TOL
         bound = vsplat(np.inf)
         for i in range(mm):
@@ -216,7 +216,7 @@ def solve_batch(bw, m, n, count, values, status):
         ridx = vadd(vmul(rvec, vsplat(float(_S * L))), lane)
         jv = zero
         for j in range(w):
-            r = vmul(vgather(F, vadd(ridx, vsplat(float(_OT + j * L))), run), inv)
+            r = vmul(vgather(F, _OT + j * L, ridx, run), inv)
             vstore(F, _OROW + j * L, vselect(run, vselect(veq(cvec, jv), inv, r), zero))
             jv = vadd(jv, one)
         # Tucker pivot, every lane at once: pivot column -> -col/p, pivot row as above,
