@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import mmap
 import os
 import stat
 import warnings
@@ -53,19 +54,51 @@ def notify(message: str) -> None:
     warnings.warn(message, IntegrityWarning, stacklevel=2)
 
 
+def release_mapped(piece) -> None:
+    """Unmap the pages of ``piece`` from this process if it is a read-only mapped file; else nothing.
+
+    A pass over a mapped table (a checksum, a copy into a new file) would
+    otherwise leave every page it read resident in this process: writing
+    the solution file of n = 13 carry/points from its checkpoints showed
+    as 23.7 GB of peak resident memory. ``MADV_DONTNEED`` on a read-only
+    shared mapping of a file only drops this process's page-table entries;
+    the data stay in the file and the page cache, and a later read maps
+    them again. Arrays in memory, and mappings that can be written, are
+    left alone (there it would discard data).
+    """
+    mm = getattr(piece, "_mmap", None)
+    if mm is None or not isinstance(piece, np.memmap) or piece.mode != "r" or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    base = np.frombuffer(mm, dtype=np.uint8).ctypes.data
+    lo = piece.ctypes.data - base
+    hi = lo + piece.nbytes
+    lo = max(0, lo - lo % mmap.PAGESIZE)
+    hi = min(len(mm), hi + (-hi) % mmap.PAGESIZE)
+    if hi > lo:
+        mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
+def _pieces(flat, dtype=None):
+    """``flat`` (one-dimensional) in contiguous slices of at most ``_STEP`` entries, each unmapped once used."""
+    for i in range(0, len(flat), _STEP):
+        piece = flat[i:i + _STEP]
+        yield np.ascontiguousarray(piece, dtype=dtype)
+        release_mapped(piece)
+
+
 def crc32(table) -> int:
     """CRC-32 of a float64 table's bytes, read in chunks (tables may be mapped, larger than memory)."""
     crc = 0
-    for i in range(0, len(table), _STEP):
-        crc = zlib.crc32(memoryview(np.ascontiguousarray(table[i:i + _STEP], dtype=np.float64)).cast("B"), crc)
+    for piece in _pieces(table, np.float64):
+        crc = zlib.crc32(memoryview(piece).cast("B"), crc)
     return crc
 
 
 def _raw_crc32(flat) -> int:
     """CRC-32 of a flat array's bytes as stored, in chunks (equals :func:`crc32` for float64)."""
     crc = 0
-    for i in range(0, len(flat), _STEP):
-        crc = zlib.crc32(memoryview(np.ascontiguousarray(flat[i:i + _STEP])).cast("B"), crc)
+    for piece in _pieces(flat):
+        crc = zlib.crc32(memoryview(piece).cast("B"), crc)
     return crc
 
 
@@ -312,9 +345,8 @@ def table_parts(head: bytes, tables):
     """The bytes of a table file: its header, then each table flattened, in slices of at most ``_STEP`` entries."""
     yield head
     for t in tables:
-        flat = np.asarray(t).reshape(-1)
-        for i in range(0, len(flat), _STEP):
-            yield np.ascontiguousarray(flat[i:i + _STEP], dtype=flat.dtype.newbyteorder("<"))
+        flat = t.reshape(-1) if isinstance(t, np.ndarray) else np.asarray(t).reshape(-1)
+        yield from _pieces(flat, flat.dtype.newbyteorder("<"))
 
 
 def has_magic(path, kind: FileKind) -> bool:

@@ -257,3 +257,52 @@ def test_truncated_anywhere_is_named_truncated(tmp_path, keep):
         load(path)
     msg = str(info.value)
     assert str(path) in msg and ("truncated" in msg or (keep < 8 and "not a gops solution file" in msg)), msg
+
+
+def _rss_mb():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc to read resident memory")
+def test_passes_over_a_mapped_table_leave_its_pages_unmapped(tmp_path):
+    """Checksums and file writes read a mapped table without keeping it resident (a 256 MB table here)."""
+    import zlib
+    from gops_solver.storage import crc32, table_parts
+    n = 32 << 20  # 256 MB of float64
+    path = tmp_path / "t.npy"
+    np.save(path, np.arange(n, dtype=np.float64))
+    m = np.load(path, mmap_mode="r")
+    before = _rss_mb()
+    crc = crc32(m)
+    out = 0
+    for part in table_parts(b"head", [m]):
+        out = zlib.crc32(memoryview(part).cast("B"), out) if not isinstance(part, bytes) else out
+    grew = _rss_mb() - before
+    assert crc == out == zlib.crc32(np.arange(n, dtype=np.float64).tobytes())
+    assert grew < 64, f"{grew:.0f} MB stayed resident"
+    # the same pass by plain slices does keep the pages: the measurement can see them
+    before = _rss_mb()
+    total = sum(float(m[i:i + (1 << 22)].sum()) for i in range(0, n, 1 << 22))
+    assert _rss_mb() - before > 192
+    assert total == float(n) * (n - 1) / 2
+
+
+def test_release_touches_only_read_only_mappings(tmp_path):
+    """In-memory arrays, and mappings this process may have changed, keep their values."""
+    from gops_solver.storage import crc32, release_mapped
+    path = tmp_path / "t.npy"
+    np.save(path, np.arange(4096.0))
+    mem = np.arange(4096.0)
+    release_mapped(mem)
+    assert np.array_equal(mem, np.arange(4096.0))
+    for mode in ("r+", "c"):  # written through to the file, and copy-on-write (private, only here)
+        m = np.load(path, mmap_mode=mode)
+        m[:] = -1.0
+        release_mapped(m)
+        assert np.all(m == -1.0), mode
+        del m
+    ro = np.load(path, mmap_mode="r")  # "r+" wrote -1.0 to the file; "c" did not
+    assert crc32(ro) == crc32(np.full(4096, -1.0))
+    release_mapped(ro)
+    assert np.all(ro == -1.0)  # read again from the file after the pages were dropped
