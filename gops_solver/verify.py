@@ -29,6 +29,7 @@ from numba import njit, prange
 from .constants import MAX_CARDS, TOKEN_SCRATCH, VALUE_TOL, tol_text
 from .encoding import TOK_A, TOK_B, decode
 from .stage import solve_stage
+from .storage import release_mapped
 from .tables import WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure
 
 _CHUNK = 1 << 18  # slots per kernel call: bounds the scratch arrays
@@ -286,6 +287,9 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
         for slots in chunks:
             if len(slots):
                 acc.check(game, level, prev, slots, R_k, k, slots, R_k[slots])
+        # a mapped level read at random leaves most of its pages resident: unmap it once done
+        release_mapped(tables[k - 1])
+    release_mapped(tables[kmax])
     return acc.result(space, tables, tol, sample, seed, t0)
 
 
