@@ -63,8 +63,8 @@ def release_mapped(piece) -> None:
     as 23.7 GB of peak resident memory. ``MADV_DONTNEED`` on a read-only
     shared mapping of a file only drops this process's page-table entries;
     the data stay in the file and the page cache, and a later read maps
-    them again. Arrays in memory, and mappings that can be written, are
-    left alone (there it would discard data).
+    them again. Arrays in memory and mappings that can be written are left
+    alone: on an array or a copy-on-write mapping it would discard data.
     """
     mm = getattr(piece, "_mmap", None)
     if mm is None or not isinstance(piece, np.memmap) or piece.mode != "r" or not hasattr(mmap, "MADV_DONTNEED"):
