@@ -257,23 +257,26 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
     order = reveal_order(level)
-    # the points loop's reveals in that order, spelt out once a level: the reveal's set and
-    # prize, the set it leaves hidden, and the next set hidden after this one's run (-1: none)
+    # the reveals in that order, spelt out once a level: the reveal's set and prize, the set
+    # it leaves hidden and that set's prize sum, and (for the points loop) the next set hidden
+    # after this one's run (-1: none)
     nrt = nsets * nrev
     o_si = np.empty(nrt, dtype=np.int64)
     o_p = np.empty(nrt, dtype=np.int64)
     o_set = np.empty(nrt, dtype=np.int64)
+    o_sum = np.empty(nrt, dtype=np.int64)
     o_next = np.full(nrt, -1, dtype=np.int64)
     for t in range(nrt):
         si = order[t] // nrev
+        j = order[t] - si * nrev
         o_si[t] = si
-        o_p[t] = level.rev_prize[si, order[t] - si * nrev]
-        o_set[t] = level.rev_set[si, order[t] - si * nrev]
+        o_p[t] = level.rev_prize[si, j]
+        o_set[t] = level.rev_set[si, j]
+        o_sum[t] = level.rev_sum[si, j]
     for t in range(nrt - 2, -1, -1):
         o_next[t] = o_set[t + 1] if o_set[t + 1] != o_set[t] else o_next[t + 1]
     pot_len = level.cvals[-1] + (level.rev_prize.max() if level.rev_prize.size else 0) + 1
     for i in prange(len(ps)):
-        rev_prize, rev_set, rev_sum = level.rev_prize, level.rev_set, level.rev_sum
         p_out = ps[i]
         h = level.canonical[p_out]
         u = level.pat_u[h]
@@ -393,11 +396,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
             # the differences' games, all na x nb, eight at a time in SIMD lanes
             batched = LANES_ON and not use_highs and batch_shape(na, nb)
             lanes = _pot_lanes(1)
-            for t in range(nsets * nrev):
-                q = order[t]
-                si = q // nrev
-                j = q - si * nrev
-                p, s_prev, sum_prev = rev_prize[si, j], rev_set[si, j], rev_sum[si, j]
+            for t in range(nrt):
+                si = o_si[t]
+                p, s_prev, sum_prev = o_p[t], o_set[t], o_sum[t]
                 for ci in range(nc):
                     dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
                     if dlim < dlo:
