@@ -345,6 +345,7 @@ def table_parts(head: bytes, tables):
     """The bytes of a table file: its header, then each table flattened, in slices of at most ``_STEP`` entries."""
     yield head
     for t in tables:
+        # reshape keeps a np.memmap a memmap (np.asarray would not), so _pieces can unmap its slices
         flat = t.reshape(-1) if isinstance(t, np.ndarray) else np.asarray(t).reshape(-1)
         yield from _pieces(flat, flat.dtype.newbyteorder("<"))
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
 from gops_solver.cli import cli
-from gops_solver.storage import _ALIGN, MAGIC, IntegrityWarning, header_bytes
+from gops_solver.storage import _ALIGN, MAGIC, IntegrityWarning, crc32, header_bytes, release_mapped, table_parts
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -267,8 +268,6 @@ def _rss_mb():
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc to read resident memory")
 def test_passes_over_a_mapped_table_leave_its_pages_unmapped(tmp_path):
     """Checksums and file writes read a mapped table without keeping it resident (a 256 MB table here)."""
-    import zlib
-    from gops_solver.storage import crc32, table_parts
     n = 32 << 20  # 256 MB of float64
     path = tmp_path / "t.npy"
     np.save(path, np.arange(n, dtype=np.float64))
@@ -290,7 +289,6 @@ def test_passes_over_a_mapped_table_leave_its_pages_unmapped(tmp_path):
 
 def test_release_touches_only_read_only_mappings(tmp_path):
     """In-memory arrays, and mappings this process may have changed, keep their values."""
-    from gops_solver.storage import crc32, release_mapped
     path = tmp_path / "t.npy"
     np.save(path, np.arange(4096.0))
     mem = np.arange(4096.0)
