@@ -12,10 +12,10 @@ import sys
 import time
 
 from gops_solver import Rules
-from gops_solver.blocked import parse_memory, solve_blocked
-from gops_solver.blocks import is_store
-from gops_solver.induction import level_work
-from gops_solver.solution import full_space
+from gops_solver.engine.blocked import parse_memory, solve_blocked
+from gops_solver.engine._blockstore import is_store
+from gops_solver.engine.induction import level_work
+from gops_solver.engine.solution import full_space
 
 
 def main():

@@ -31,7 +31,7 @@ CASES = {
                  "1,6,9,12,13", "--diff", "3", "--objective", "win"]),
 }
 
-_RUNNER = "import sys; from gops_solver.cli import cli; cli(sys.argv[1:])"
+_RUNNER = "import sys; from gops_solver.cli.commands import cli; cli(sys.argv[1:])"
 
 
 def run_once(checkout: str, args: list) -> dict:

@@ -63,7 +63,7 @@ def main(argv=None):
     work = Path(tempfile.mkdtemp(prefix="gops-explore-bench-"))
     sol = work / f"c{args.cards}.gops"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    gops = [sys.executable, "-c", "from gops_solver.cli import main; main()"]
+    gops = [sys.executable, "-c", "from gops_solver.cli.commands import main; main()"]
     subprocess.run(gops + ["solve", "--cards", str(args.cards), "--out", str(sol), "-q"], check=True, env=env,
                    stdout=subprocess.DEVNULL)
     t0 = time.perf_counter()

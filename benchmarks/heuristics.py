@@ -18,8 +18,8 @@ import sys
 import time
 
 from gops_solver import Rules, solve
-from gops_solver.evaluate import evaluate
-from gops_solver.strategies import HEURISTICS
+from gops_solver.analysis.evaluate import evaluate
+from gops_solver.analysis.strategies import HEURISTICS
 
 HEADER = ("| n | tie | heuristic | margin vs eq. | win | draw | loss | exploitability | seconds |\n"
           "|---|---|---|---:|---:|---:|---:|---:|---:|")

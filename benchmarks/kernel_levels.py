@@ -3,7 +3,7 @@
     NUMBA_NUM_THREADS=1 python benchmarks/kernel_levels.py 10 [discard] [points]
     NUMBA_NUM_THREADS=1 PYTHONPATH=/path/to/worktree python benchmarks/kernel_levels.py 10
 
-Wraps ``gops_solver.induction.level_kernel`` with a timer and runs the whole
+Wraps ``gops_solver.engine.induction.level_kernel`` with a timer and runs the whole
 induction (``run_induction`` over ``full_space``), then prints the seconds
 spent in the kernel at each level and their total. Start-up, compilation
 and table building are left out, so two commits compare on the kernel
@@ -15,13 +15,13 @@ import collections
 import sys
 import time
 
-import gops_solver.induction as induction
+import gops_solver.engine.induction as induction
 from gops_solver import Rules
 
 try:
-    from gops_solver.encoding import full_space
+    from gops_solver.game.encoding import full_space
 except ImportError:  # commits before 30 November
-    from gops_solver.solution import full_space
+    from gops_solver.engine.solution import full_space
 
 
 def timed_induction(space):

@@ -13,7 +13,7 @@ kernel itself is timed side by side with ``kernel_levels.py``.
 How it got here (3 December 2026): a first version, whose lanes were
 plain numba loops, ran at 0.46-0.67 times the scalar speed: numba does
 not vectorise a loop over eight lanes of small arrays. With the vectors
-handed to LLVM directly (``gops_solver/simd.py``) it reached 0.80-0.98
+handed to LLVM directly (``gops_solver/lp/_simd.py``) it reached 0.80-0.98
 (1.23 on the largest games); with the pivot column and row gathered as
 vectors instead of lane by lane, 1.38; with the saddle-point test, the
 strategies and the certificate done on the lanes too, 1.59 at n = 11. A batch runs as many pivots as its
@@ -26,14 +26,14 @@ import time
 import numpy as np
 from numba import njit
 
-import gops_solver.induction as induction
+import gops_solver.engine.induction as induction
 import points_floor as pf  # run as a script: benchmarks/ is on the path
 from gops_solver import Rules
-from gops_solver.constants import MAX_CARDS
-from gops_solver.encoding import full_space
-from gops_solver.stage import solve_stage
-from gops_solver.stagebatch import LANES, batch_shape, make_batch_work, solve_batch
-from gops_solver.tables import WORK
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.encoding import full_space
+from gops_solver.lp.stage import solve_stage
+from gops_solver.lp._lanes import LANES, batch_shape, make_batch_work, solve_batch
+from gops_solver.engine.tables import WORK
 from kernel_levels import timed_induction
 
 

@@ -2,7 +2,7 @@
 
     NUMBA_NUM_THREADS=1 python benchmarks/level_speed.py 10 discard points 5,7
 
-Solves the game in memory, then runs :func:`gops_solver.induction.level_kernel`
+Solves the game in memory, then runs :func:`gops_solver.engine.induction.level_kernel`
 again on each listed level (best of three) and prints the time per stage
 game. To compare two commits side by side, run it from each checkout in
 turn (``PYTHONPATH=path/to/worktree``) on the same machine, alternating.
@@ -13,10 +13,10 @@ import time
 import numpy as np
 
 from gops_solver import Rules
-from gops_solver.constants import MAX_CARDS
-from gops_solver.induction import level_kernel, run_induction
-from gops_solver.solution import full_space
-from gops_solver.tables import game_axes, level_axes, level_table
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.engine.induction import level_kernel, run_induction
+from gops_solver.engine.solution import full_space
+from gops_solver.engine.tables import game_axes, level_axes, level_table
 
 
 def main(argv):

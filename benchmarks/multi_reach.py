@@ -51,7 +51,7 @@ def run_case(case: str, timeout: float, solver: str = "levels") -> str:
     if solver == "recursion":
         cmd = [sys.executable, "-c", _PEAK + _RECURSION, players, n, tie, objective, what]
     else:
-        cmd = [sys.executable, "-c", _PEAK + "from gops_solver.cli import main; main()", "solve", "--players", players,
+        cmd = [sys.executable, "-c", _PEAK + "from gops_solver.cli.commands import main; main()", "solve", "--players", players,
                "--cards", n, "--tie", tie, "--objective", objective, "--json"] + \
               (["--security-only"] if what == "security" else []) + (["--selection", "pure"] if what == "pure" else [])
     head = f"| {players} | {n} | {tie} | {objective} | {what} | {solver} |"

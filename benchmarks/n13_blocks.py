@@ -15,10 +15,10 @@ import sys
 import time
 
 from gops_solver import Rules
-from gops_solver.blocked import count_states, solve_block, store_manifest
-from gops_solver.blocks import BlockStore
-from gops_solver.induction import level0_table
-from gops_solver.solution import full_space
+from gops_solver.engine.blocked import count_states, solve_block, store_manifest
+from gops_solver.engine._blockstore import BlockStore
+from gops_solver.engine.induction import level0_table
+from gops_solver.engine.solution import full_space
 
 
 def main():

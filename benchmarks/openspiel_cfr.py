@@ -14,7 +14,7 @@ import time
 from open_spiel.python.algorithms import cfr, exploitability, expected_game_score
 
 from gops_solver import Rules, solve
-from gops_solver.openspiel import load_game, policy
+from gops_solver.analysis.openspiel import load_game, policy
 
 
 def main(argv=None):

@@ -28,12 +28,12 @@ import time
 import numpy as np
 from numba import njit
 
-import gops_solver.induction as induction
+import gops_solver.engine.induction as induction
 from gops_solver import Rules
-from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
-from gops_solver.encoding import decode, full_space
-from gops_solver.stage import solve_stage
-from gops_solver.tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal_order, stage_matrix,
+from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH
+from gops_solver.game.encoding import decode, full_space
+from gops_solver.lp.stage import solve_stage
+from gops_solver.engine.tables import (WORK, game_axes, is_symmetric, level_axes, level_table, reveal_order, stage_matrix,
                                 stage_structure)
 from kernel_levels import timed_induction  # run as a script: benchmarks/ is on the path
 

@@ -41,10 +41,10 @@ from numba import njit
 import points_floor as pf
 from kernel_levels import timed_induction
 
-import gops_solver.induction as induction
+import gops_solver.engine.induction as induction
 from gops_solver import Rules
-from gops_solver.constants import PIVOT_TOL
-from gops_solver.encoding import full_space
+from gops_solver.game.constants import PIVOT_TOL
+from gops_solver.game.encoding import full_space
 
 RULES = ("dantzig", "first+dantzig", "first+devex", "greatest")
 

@@ -85,9 +85,9 @@ def stage_ratio(n=7, samples=400, seed=0) -> dict:
     """numba vs HiGHS per stage game, on stage games of real states of an n-card game."""
     import numpy as np
     from gops_solver import Rules, solve
-    from gops_solver.solution import query_state
-    from gops_solver.rules import validate_state
-    from gops_solver.stage import highs_stage, solve_matrix_game
+    from gops_solver.engine.solution import query_state
+    from gops_solver.game.rules import validate_state
+    from gops_solver.lp.stage import highs_stage, solve_matrix_game
     sys.path.insert(0, str(ROOT / "tests"))
     from naive import random_state
     rng = np.random.default_rng(seed)

@@ -21,13 +21,13 @@ if __package__ in (None, ""):
     # Run as a script from a source checkout: make the package importable.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gops_solver.stage import (
+from gops_solver.lp.stage import (
     STAGE_OK,
     highs_stage,
     solve_stage,
     stage_work_size,
 )
-from gops_solver.tolerances import VALUE_TOL
+from gops_solver.game.constants import VALUE_TOL
 
 #: Spend at least this long timing each numba batch (best of the repeats).
 _MIN_NUMBA_SECONDS = 0.2

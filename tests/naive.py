@@ -42,7 +42,7 @@ TIES = ("carry", "discard")
 OBJECTIVES = ("points", "win")
 
 #: Two game values closer than this are equal (RULES.md).  The oracle keeps
-#: its own copy of ``gops_solver.tolerances.VALUE_TOL`` so that it and its
+#: its own copy of ``gops_solver.game.constants.VALUE_TOL`` so that it and its
 #: tests never import the package they are meant to check.
 VALUE_TOL = 1e-9
 
@@ -504,7 +504,7 @@ def naive_reachable_states(n, tie, order) -> set:
 #
 # A strategy here is a plain function ``f(hand, opponent, pot, hidden, diff)``
 # returning ``{card: probability}`` from its own side (sorted tuples for the
-# card sets).  Used to check ``gops_solver.evaluate``.
+# card sets).  Used to check ``gops_solver.analysis.evaluate``.
 
 
 def _round_result(a, b, pot, tie, last):

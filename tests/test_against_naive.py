@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.tolerances import GUARANTEE_TOL, VALUE_TOL
+from gops_solver.game.constants import GUARANTEE_TOL, VALUE_TOL
 
 from naive import (
     OBJECTIVES,

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -114,7 +114,7 @@ def test_user_strategy_failures(user_modules, spec, words, command):
 
 def test_simulate_huge_game_counts_start_without_allocating():
     """10**13 and 10**26 games: played in chunks, so the run starts (and can be stopped) at once."""
-    from gops_solver.simulate import simulate
+    from gops_solver.analysis.simulate import simulate
 
     class Stop(Exception):
         pass
@@ -200,7 +200,7 @@ def test_solution_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
 
 def test_header_fields_name_the_file(tmp_path):
     """A header that passes its checksum but holds impossible fields (a writer's bug) names the file."""
-    from gops_solver.storage import header_bytes
+    from gops_solver.engine.storage import header_bytes
     path = tmp_path / "h.gops"
     solve(Rules(4), out=path)
     raw = path.read_bytes()

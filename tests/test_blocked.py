@@ -1,4 +1,4 @@
-"""Blocked solves (gops_solver.blocked, gops_solver.blocks): the same values as the in-memory solver.
+"""Blocked solves (gops_solver.engine.blocked, gops_solver.engine._blockstore): the same values as the in-memory solver.
 
 The in-memory induction is itself checked against the naive oracle
 (test_against_naive.py); here every block of a store must equal the
@@ -22,13 +22,13 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
-from gops_solver.blocked import (BlockedTables, children, parse_memory, pattern_major, plan_memory, set_major,
+from gops_solver.engine.blocked import (BlockedTables, children, parse_memory, pattern_major, plan_memory, set_major,
                                  solve_blocked)
-from gops_solver.blocks import BlockStore, is_store
-from gops_solver.cli import cli
-from gops_solver.induction import level_work, set_work
-from gops_solver.projection import plan_blocks
-from gops_solver.solution import full_space
+from gops_solver.engine._blockstore import BlockStore, is_store
+from gops_solver.cli.commands import cli
+from gops_solver.engine.induction import level_work, set_work
+from gops_solver.engine.projection import plan_blocks
+from gops_solver.engine.solution import full_space
 
 COMBOS = list(itertools.product(("carry", "discard"), ("points", "win"), ("random", "descending")))
 
@@ -60,7 +60,7 @@ def test_blocked_equals_in_memory(tmp_path, tie, objective, order):
 @pytest.mark.parametrize("group_bytes", [1, 20_000])
 def test_blocks_alone_or_in_groups_are_identical(tmp_path, monkeypatch, group_bytes):
     """One block per kernel call, or a few (``points``' small blocks are grouped): the same bits."""
-    import gops_solver.blocked as blocked
+    import gops_solver.engine.blocked as blocked
     monkeypatch.setattr(blocked, "GROUP_BYTES", group_bytes)
     for rules in (Rules(n=6, tie="discard"), Rules(n=6, objective="win")):
         sp = full_space(rules)

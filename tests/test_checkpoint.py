@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
-from gops_solver.checkpoint import Checkpointer
-from gops_solver.cli import cli
+from gops_solver.engine._checkpoint import Checkpointer
+from gops_solver.cli.commands import cli
 
 RULES = Rules(6, "carry", "win")
 ARGS = ("-n", 6, "--objective", "win")
@@ -140,8 +140,8 @@ def test_checkpoint_changed_while_the_solve_runs_is_not_written(tmp_path):
 def test_checkpoint_json_records_checksum_and_counts(tmp_path, full):
     out = tmp_path / "j.gops"
     ck = interrupted(out)
-    from gops_solver.checkpoint import loads_checked
-    from gops_solver.storage import crc32
+    from gops_solver.engine._checkpoint import loads_checked
+    from gops_solver.engine.storage import crc32
     st = loads_checked(open(f"{ck}/level_03.json", "rb").read())
     assert st["level"] == 3 and st["size"] == len(full.tables[3]) and st["crc32"] == crc32(full.tables[3])
     assert st["games"] > 0 and st["states"] > 0 and st["seconds"] >= 0
@@ -180,7 +180,7 @@ def test_seconds_total_and_this_run(tmp_path):
     out = tmp_path / "t.gops"
     interrupted(out)
     ck = str(out) + ".ckpt"
-    from gops_solver.checkpoint import loads_checked
+    from gops_solver.engine._checkpoint import loads_checked
     earlier = sum(loads_checked(open(f"{ck}/level_{k:02d}.json", "rb").read())["seconds"] for k in range(1, 5))
     r = run("solve", *ARGS, "--out", out, "--resume", "--json")
     d = json.loads(r.output)

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 
 
 def run(*args, **kw):

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 
 
 def run(*args, **kw):
@@ -60,7 +60,7 @@ def test_info_projects_variants():
                                         (("--bid-cards", 2, "--open-prizes", 2, "--objective", "win"), "win-open")])
 def test_info_time_from_the_measured_cell_rate(args, rate):
     # the projection divides the matrix cells by the rate measured for that kind of game
-    from gops_solver.cli_variants import CELLS_PER_SECOND
+    from gops_solver.cli._variants import CELLS_PER_SECOND
     data = json.loads(run("info", "-n", 6, *args, "--json").output)
     assert data["stage_cells"] > 0
     assert data["projected_seconds"] == pytest.approx(data["stage_cells"] / CELLS_PER_SECOND[rate])

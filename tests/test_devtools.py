@@ -2,7 +2,7 @@
 
 import pytest
 
-from gops_solver.devtools import clean_cache, main
+from gops_solver.cli.devtools import clean_cache, main
 
 pytestmark = pytest.mark.nojit
 
@@ -35,7 +35,7 @@ def test_cache_dirs_cover_the_subpackages():
     import os
 
     import gops_solver
-    from gops_solver.devtools import cache_dirs
+    from gops_solver.cli.devtools import cache_dirs
 
     package = os.path.dirname(gops_solver.__file__)
     multi_cache = os.path.join(package, "multi", "__pycache__")

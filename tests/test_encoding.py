@@ -5,7 +5,7 @@ from math import comb, factorial
 import numpy as np
 import pytest
 
-from gops_solver.encoding import (LUT_OFF, PatternTable, PrizeSets, classes, hands_to_pattern,
+from gops_solver.game.encoding import (LUT_OFF, PatternTable, PrizeSets, classes, hands_to_pattern,
                                   min_ties_table, successor)
 
 # small cases: also run as plain Python (the NUMBA_DISABLE_JIT=1 pass of CI)

@@ -7,9 +7,9 @@ from click.testing import CliRunner
 
 import naive
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
-from gops_solver.evaluate import evaluate
-from gops_solver.strategies import HEURISTICS, View, make_strategy
+from gops_solver.cli.commands import cli
+from gops_solver.analysis.evaluate import evaluate
+from gops_solver.analysis.strategies import HEURISTICS, View, make_strategy
 
 
 def run(*args):
@@ -134,7 +134,7 @@ def test_relabelling_the_first_seat_into_the_gaps(rules):
 
 
 def test_progress_is_called_once_per_round_of_each_pass():
-    from gops_solver.evaluate import evaluation_steps
+    from gops_solver.analysis.evaluate import evaluation_steps
     rules = Rules(4, "discard", "points")
     calls = []
     evaluate("highest", rules, against="lowest", progress=lambda: calls.append(1))
@@ -147,7 +147,7 @@ def test_hash_tables_that_must_grow(monkeypatch, chunks, name):
     # each level's children go into hash tables (one per chunk of parents, merged at the end) that
     # double when one is half full; start them at 8 slots so that they grow many times (k**3
     # children of one state do not fit), cut every level into `chunks` chunks, and compare
-    import gops_solver.evaluate as ev
+    import gops_solver.analysis.evaluate as ev
     rules = Rules(5, "carry", "win")
     sol = solve(rules)
     want = evaluate(name, rules, solution=sol)

@@ -16,10 +16,10 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings, HealthCheck, strategies as hs
 
 from gops_solver import Rules, solve, validate_state
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 from gops_solver.explore import positions
 from gops_solver.explore.server import Explorer, Jobs, create_app
-from gops_solver.query_answer import answer_query
+from gops_solver.analysis.answer import answer_query
 
 SHARED = {"cards": "6", "tie": "carry", "objective": "points", "order": "random", "hand_a": "1,3,5",
           "hand_b": "2,3,4", "pot": "7", "prizes": "1,4", "diff": "-2"}
@@ -305,7 +305,7 @@ def _free_port():
 def test_gops_explore_serves_on_localhost(stored):
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
-    proc = subprocess.Popen([sys.executable, "-c", "from gops_solver.cli import main; main()", "explore", "--solution", stored,
+    proc = subprocess.Popen([sys.executable, "-c", "from gops_solver.cli.commands import main; main()", "explore", "--solution", stored,
                              "--port", str(port), "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     try:

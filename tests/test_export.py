@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve, validate_state
-from gops_solver.cli import cli
-from gops_solver.export import cards_from_mask, decision_states, write, _atomic_write
+from gops_solver.cli.commands import cli
+from gops_solver.engine.export import cards_from_mask, decision_states, write, _atomic_write
 
 RULES = [Rules(5), Rules(5, tie="discard", objective="win"), Rules(5, order="descending"),
          Rules(4, order=(2, 4, 1, 3), objective="win")]
@@ -170,7 +170,7 @@ def test_cli_export_bad_input_is_one_line_and_status_2(tmp_path, args, message):
     import sys
     out = tmp_path / "x.csv"
     out.write_text("keep me")
-    proc = subprocess.run([sys.executable, "-c", "from gops_solver.cli import main; main()", "export", *args,
+    proc = subprocess.run([sys.executable, "-c", "from gops_solver.cli.commands import main; main()", "export", *args,
                            "--format", "csv", "--out", str(out)], capture_output=True, text=True)
     assert proc.returncode == 2
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr

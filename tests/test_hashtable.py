@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gops_solver.hashtable import EMPTY, add, empty_table, find, hashed, next_value, rehash, slots_for
+from gops_solver.analysis._hashtable import EMPTY, add, empty_table, find, hashed, next_value, rehash, slots_for
 
 pytestmark = pytest.mark.nojit
 

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-import gops_solver.induction as induction
+import gops_solver.engine.induction as induction
 from gops_solver import Rules
-from gops_solver.constants import MAX_CARDS
-from gops_solver.encoding import full_space
-from gops_solver.induction import level_solves, level_work, run_induction
-from gops_solver.tables import game_axes, level_axes, level_table
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.encoding import full_space
+from gops_solver.engine.induction import level_solves, level_work, run_induction
+from gops_solver.engine.tables import game_axes, level_axes, level_table
 
 pytestmark = pytest.mark.nojit
 

@@ -6,7 +6,7 @@ import sys
 
 from click.testing import CliRunner
 
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

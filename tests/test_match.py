@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.tolerances import GUARANTEE_TOL
+from gops_solver.game.constants import GUARANTEE_TOL
 
 import naive_match as nm
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 
 
 def _run(args):

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 from gops_solver.multi import solve_multi
 from gops_solver.multi.simulate import play_game, simulate_multi
 

@@ -17,14 +17,14 @@ import pygambit as gbt
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 from gops_solver.multi import solve_multi
 from gops_solver.multi.equilibrium import _strategic_game, select_equilibrium
 from gops_solver.multi.induction import Induction
 from gops_solver.multi.kernel import (KERNEL_PURE, SELECT_LOGIT, SELECT_PURE, make_work,
                                       stage_equilibrium)
 from gops_solver.multi.solution import symmetry_spread
-from gops_solver.multi.storage import load_multi
+from gops_solver.multi.solution import load_multi
 
 
 def _run(args):

@@ -6,9 +6,10 @@ import os
 import pytest
 
 from gops_solver import Rules
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 from gops_solver.multi import solve_multi
-from gops_solver.multi.storage import load_multi, save_multi
+from gops_solver.multi.solution import load_multi
+from gops_solver.multi.storage import save_multi
 
 
 def _run(args):

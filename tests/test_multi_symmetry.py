@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 from gops_solver.multi.solution import symmetry_spread
 
 

@@ -6,8 +6,8 @@ import numpy as np
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
-from gops_solver.opening import opening
+from gops_solver.cli.commands import cli
+from gops_solver.analysis.opening import opening
 
 from naive import naive_stage_matrix
 

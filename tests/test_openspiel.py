@@ -10,8 +10,8 @@ from open_spiel.python import policy as os_policy  # noqa: E402
 from open_spiel.python.algorithms import exploitability  # noqa: E402
 
 from gops_solver import Rules, solve  # noqa: E402
-from gops_solver.cli import cli  # noqa: E402
-from gops_solver.openspiel import load_game, policy, rules_for  # noqa: E402
+from gops_solver.cli.commands import cli  # noqa: E402
+from gops_solver.analysis.openspiel import load_game, policy, rules_for  # noqa: E402
 
 
 def _game(order, returns, n=4):

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
-from gops_solver.matchwork import match_work
+from gops_solver.cli.commands import cli
+from gops_solver.engine.projection import match_work
 
 
 def _run(args):
@@ -88,10 +88,10 @@ def test_info_match_counts_the_stage_games_a_match_solve_takes(rules, exact):
 
 def test_shell_completion_completes_commands_and_options():
     env = {**os.environ, "_GOPS_COMPLETE": "bash_complete", "COMP_WORDS": "gops query --mat", "COMP_CWORD": "2"}
-    out = subprocess.run([sys.executable, "-c", "from gops_solver.cli import cli; cli.main(prog_name='gops')"], env=env,
+    out = subprocess.run([sys.executable, "-c", "from gops_solver.cli.commands import cli; cli.main(prog_name='gops')"], env=env,
                          capture_output=True, text=True).stdout
     assert "plain,--matrix" in out.splitlines()
     env = {**os.environ, "_GOPS_COMPLETE": "bash_source"}
-    script = subprocess.run([sys.executable, "-c", "from gops_solver.cli import cli; cli.main(prog_name='gops')"],
+    script = subprocess.run([sys.executable, "-c", "from gops_solver.cli.commands import cli; cli.main(prog_name='gops')"],
                             env=env, capture_output=True, text=True).stdout
     assert "complete -o nosort -F" in script

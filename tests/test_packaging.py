@@ -41,7 +41,7 @@ def test_rules_document_quotes_both_sources_and_names_every_option():
                    "Gops para três jogadores", "Desempates (formato de disputa)", "somar 3 jogos",
                    "melhor de três ou melhor de cinco"):
         assert phrase in text, phrase
-    from gops_solver.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES
+    from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES
     for name in TIES + OBJECTIVES + NAMED_ORDERS + MATCHES + DRAWS + ("bid_cards", "open_prizes", "players",
                                                                      "tiebreak", "extra-game", "total-score"):
         assert re.search(rf"`[^`\n]*\b{re.escape(name)}\b[^`\n]*`", text), name
@@ -52,7 +52,7 @@ def test_package_metadata_is_complete():
     assert meta["license"] == "MIT" and meta["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert meta["version"] == gops_solver.__version__
-    assert meta["readme"] == "README.md" and meta["scripts"]["gops"] == "gops_solver.entry:main"
+    assert meta["readme"] == "README.md" and meta["scripts"]["gops"] == "gops_solver.cli.entry:main"
     assert any(c.startswith("Intended Audience") for c in meta["classifiers"])
     assert any(c.startswith("Programming Language :: Python :: 3.") for c in meta["classifiers"])
     assert {"test", "export", "openspiel", "docs"} <= set(meta["optional-dependencies"])

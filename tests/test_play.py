@@ -1,4 +1,4 @@
-"""`gops play` and its library (gops_solver/play.py): scoring, the opponent, the prompt.
+"""`gops play` and its library (gops_solver/analysis/play.py): scoring, the opponent, the prompt.
 
 Score arithmetic is checked against RULES.md ("A round", "Tie rules"): the
 pot is the revealed prize plus the carry; a tie under ``carry`` keeps the pot
@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
-from gops_solver.play import Game, Opponent, deal
+from gops_solver.cli.commands import cli
+from gops_solver.analysis.play import Game, Opponent, deal
 from naive import naive_stage_matrix, naive_step
 
 
@@ -193,7 +193,7 @@ def test_play_same_seed_same_game_and_eof_ends_cleanly():
 
 
 def test_play_ctrl_c_ends_cleanly(monkeypatch):
-    import gops_solver.cli as cli_mod
+    import gops_solver.cli.commands as cli_mod
 
     def interrupt(game):
         raise KeyboardInterrupt
@@ -211,7 +211,7 @@ def test_play_from_a_solution_file_and_up_front_solve(tmp_path, monkeypatch):
     assert "n=4 tie=carry objective=win" in r.output and "final score" in r.output
     bad = run(["play", "--solution", path, "--tie", "discard"], "")
     assert bad.exit_code == 2 and bad.output.startswith("error: ") and "holds a solution for" in bad.output
-    import gops_solver.play as play_mod
+    import gops_solver.analysis.play as play_mod
     monkeypatch.setattr(play_mod, "SUBGAME_MAX_N", 3)  # exercise the solve-once path on a small game
     again = run(["play", "-n", 4, "--objective", "win", "--seed", 3], "4\n3\n2\n1\n")
     assert again.exit_code == 0 and "solving the whole game once" in again.output
@@ -225,7 +225,7 @@ def test_play_needs_cards():
 
 # -- matches (RULES.md "Match formats") ---------------------------------------------------
 
-from gops_solver.play import Match  # noqa: E402
+from gops_solver.analysis.play import Match  # noqa: E402
 
 
 # prizes 1, 2, 3 in ascending order: these bids give A 5 - 1, 1 - 5, 3 - 3, 0 - 0

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, projected_work
-from gops_solver.cli import cli
-from gops_solver.projection import (FITS, GAMES_PER_SECOND, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
+from gops_solver.cli.commands import cli
+from gops_solver.engine.projection import (FITS, GAMES_PER_SECOND, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
                                     evaluation_measured, project)
 
 pytestmark = pytest.mark.nojit
@@ -49,7 +49,7 @@ def test_gops_info_prints_the_projection():
     assert data == {**p.to_dict(), "projected_seconds": data["projected_seconds"]}
     assert data["projected_seconds"] == pytest.approx(p.seconds)
     # the blocked-solve plan: every prize set of every level is a block, and the store holds every table
-    from gops_solver.projection import plan_blocks
+    from gops_solver.engine.projection import plan_blocks
     assert blocked == json.loads(json.dumps(plan_blocks(rules).to_dict()))
     assert blocked["blocks"] == 2 ** 6 and blocked["disk_bytes"] > p.table_bytes
 
@@ -63,9 +63,9 @@ def test_block_plan_prices_each_level_at_its_measured_rate():
     # README, "Blocked solves": one core ran 1.64 M stage games per second on level-5 blocks of the
     # 13-card discard/win game and 0.26 M on level-9 blocks of the 12-card one; the stage games
     # grow with the level, so the projected rate may only fall as k grows
-    from gops_solver.encoding import full_space
-    from gops_solver.induction import set_work
-    from gops_solver.projection import block_rate, plan_blocks
+    from gops_solver.game.encoding import full_space
+    from gops_solver.engine.induction import set_work
+    from gops_solver.engine.projection import block_rate, plan_blocks
     rates = [block_rate(k) for k in range(14)]
     assert rates[5] == 1.64e6 and rates[9] == 0.26e6
     assert all(a >= b > 0 for a, b in zip(rates, rates[1:]))

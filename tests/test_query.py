@@ -3,8 +3,8 @@
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.query import query_state
-from gops_solver.rules import validate_state
+from gops_solver.engine.query import query_state
+from gops_solver.game.rules import validate_state
 
 # small cases: also run as plain Python (the NUMBA_DISABLE_JIT=1 pass of CI)
 pytestmark = pytest.mark.nojit

@@ -1,7 +1,7 @@
 """Correctness at scale: end-game positions of 13-card games against the naive oracle.
 
 The 13-card solver and a query's sub-game share one code path (a
-:class:`~gops_solver.encoding.StateSpace` with 13-card values), so sampled
+:class:`~gops_solver.game.encoding.StateSpace` with 13-card values), so sampled
 end-games with few cards left check the scaled solver where the oracle can
 still follow.
 """
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.rules import validate_state
-from gops_solver.solution import query_state
+from gops_solver.game.rules import validate_state
+from gops_solver.engine.solution import query_state
 from naive import naive_stage_matrix, naive_value, random_state
 
 COMBOS = [(t, o, order) for t in ("carry", "discard") for o in ("points", "win")

@@ -194,7 +194,7 @@ WRAPPED = """
 import importlib.abc, importlib.util, sys
 class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path, target=None):
-        return importlib.util.spec_from_loader(name, self) if name == "gops_solver.cli" else None
+        return importlib.util.spec_from_loader(name, self) if name == "gops_solver.cli.commands" else None
     def create_module(self, spec):
         return None
     def exec_module(self, module):
@@ -205,13 +205,13 @@ class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except BaseException as inner:
             raise RuntimeError("Error calling __set_name__ on 'cached_property' instance") from inner
 sys.meta_path.insert(0, Finder())
-from gops_solver.entry import main
+from gops_solver.cli.entry import main
 main()
 """
 
 
 @pytest.mark.parametrize("exc, code, word", [("KeyboardInterrupt", 130, "interrupted"),
-                                             ("__import__('gops_solver.signals').signals.Terminated", 143,
+                                             ("__import__('gops_solver.cli.signals').signals.Terminated", 143,
                                               "terminated")])
 def test_an_interrupt_wrapped_by_an_import_is_one_line(exc, code, word):
     p = subprocess.run([sys.executable, "-c", WRAPPED.format(exc=exc)], capture_output=True, text=True,
@@ -230,7 +230,7 @@ def test_an_ordinary_import_error_still_shows_its_traceback():
 _SWALLOWING_CHILD = """
 import os, signal, sys, time
 sys.path.insert(0, sys.argv[1])
-from gops_solver.entry import install_handlers
+from gops_solver.cli.entry import install_handlers
 install_handlers()
 try:
     import {module}

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-import gops_solver.simd as simd
+import gops_solver.lp._simd as simd
 
 
 @njit(cache=False)

@@ -3,8 +3,8 @@
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.evaluate import evaluate
-from gops_solver.simulate import simulate
+from gops_solver.analysis.evaluate import evaluate
+from gops_solver.analysis.simulate import simulate
 
 
 def test_simulation_is_seeded_and_agrees_with_exact_figures():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, load, solve
-from gops_solver.stage import highs_stage
+from gops_solver.lp.stage import highs_stage
 
 # small cases: also run as plain Python (the NUMBA_DISABLE_JIT=1 pass of CI)
 pytestmark = pytest.mark.nojit

@@ -1,4 +1,4 @@
-"""Tests of gops_solver.stage: the jitted solver against HiGHS and by properties.
+"""Tests of gops_solver.lp.stage: the jitted solver against HiGHS and by properties.
 
 Every solution is checked for what optimality means -- each strategy is a
 probability vector that guarantees the value against every pure reply -- not
@@ -15,7 +15,7 @@ from hypothesis.extra.numpy import arrays
 from numba import njit, prange
 
 from gops_solver import stage
-from gops_solver.stage import (
+from gops_solver.lp.stage import (
     STAGE_ITER_LIMIT,
     STAGE_NOT_OPTIMAL,
     STAGE_OK,
@@ -26,7 +26,7 @@ from gops_solver.stage import (
     solve_stage,
     stage_work_size,
 )
-from gops_solver.tolerances import GUARANTEE_TOL, VALUE_TOL
+from gops_solver.game.constants import GUARANTEE_TOL, VALUE_TOL
 
 #: NUMBA_DISABLE_JIT=1 (the coverage run) makes the kernels plain Python. The
 #: counts below still fit: HiGHS, not the kernel, dominates the run time.

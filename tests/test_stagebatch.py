@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from gops_solver.constants import MAX_CARDS
-from gops_solver.stage import STAGE_OK, highs_stage, solve_stage
-from gops_solver.stagebatch import LANES, batch_shape, make_batch_work, solve_batch
-from gops_solver.tables import WORK
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.lp.stage import STAGE_OK, highs_stage, solve_stage
+from gops_solver.lp._lanes import LANES, batch_shape, make_batch_work, solve_batch
+from gops_solver.engine.tables import WORK
 
 
 def _scalar(M, m, n):

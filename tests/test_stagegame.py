@@ -1,4 +1,4 @@
-"""``gops query --matrix`` and :func:`gops_solver.stagegame.stage_game` against the naive oracle."""
+"""``gops query --matrix`` and :func:`gops_solver.analysis.stagegame.stage_game` against the naive oracle."""
 
 import json
 
@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
-from gops_solver.stagegame import stage_game
-from gops_solver.textfmt import nozero
+from gops_solver.cli.commands import cli
+from gops_solver.analysis.stagegame import stage_game
+from gops_solver.cli._format import nozero
 
 from naive import naive_stage_matrix, random_state, prize_sequence
 

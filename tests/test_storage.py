@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
-from gops_solver.cli import cli
-from gops_solver.storage import _ALIGN, MAGIC, IntegrityWarning, crc32, header_bytes, release_mapped, table_parts
+from gops_solver.cli.commands import cli
+from gops_solver.engine.storage import _ALIGN, MAGIC, IntegrityWarning, crc32, header_bytes, release_mapped, table_parts
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

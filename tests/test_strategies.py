@@ -5,8 +5,8 @@ import pytest
 
 from gops_solver import Rules, solve
 from naive import random_state
-from gops_solver.statekeys import cards_of, decision_key, mask_of, unpack_key
-from gops_solver.strategies import View, make_strategy
+from gops_solver.game.statekeys import cards_of, decision_key, mask_of, unpack_key
+from gops_solver.analysis.strategies import View, make_strategy
 
 
 def dist(name, hand, opp, pot, prizes, diff=0, n=13):

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.constants import VALUE_TOL
-from gops_solver.query import stage_matrix_of
-from gops_solver.rules import validate_state
-from gops_solver.tables import level_table, read_value
+from gops_solver.game.constants import VALUE_TOL
+from gops_solver.engine.query import stage_matrix_of
+from gops_solver.game.rules import validate_state
+from gops_solver.engine.tables import level_table, read_value
 from naive import naive_stage_matrix, random_state
 
 pytestmark = pytest.mark.nojit
@@ -68,8 +68,8 @@ def test_level_reveals_lists_each_sets_hidden_prizes(order):
     # the kernels read a prize set's reveals from level_reveals: under a random order every
     # hidden prize in increasing order, with the set left hidden after it (its mask at level
     # k - 1) and that set's sum; under a fixed order the next prize of the sequence alone
-    from gops_solver.solution import full_space
-    from gops_solver.tables import level_axes
+    from gops_solver.engine.solution import full_space
+    from gops_solver.engine.tables import level_axes
     sp = full_space(Rules(6, "carry", "points", order))
     for k in range(1, sp.kmax + 1):
         level = level_axes(sp, k)
@@ -95,9 +95,9 @@ def test_level_reveals_lists_each_sets_hidden_prizes(order):
 def test_points_gather_and_game_equal_stage_matrix(tie, order):
     # the points kernel builds each game in two steps (what a run of reveals leaving one set
     # hidden shares, then the pot); entry for entry it must be stage_matrix's game, NaN included
-    from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
-    from gops_solver.encoding import decode
-    from gops_solver.tables import (game_axes, level_axes, points_cells, points_game, points_gather, points_tied, points_ties,
+    from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH
+    from gops_solver.game.encoding import decode
+    from gops_solver.engine.tables import (game_axes, level_axes, points_cells, points_game, points_gather, points_tied, points_ties,
                                     stage_entry, stage_matrix, stage_structure)
     sol = solve(Rules(5, tie, "points", order))
     sp = sol.space

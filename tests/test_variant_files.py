@@ -4,7 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
-from gops_solver.cli import cli
+from gops_solver.cli.commands import cli
 from gops_solver.variants.solution import MAGIC
 
 

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, solve
-from gops_solver.cli import cli
-from gops_solver.variants.matchup import evaluate_variant, simulate_variant
+from gops_solver.cli.commands import cli
+from gops_solver.analysis._variant_matchup import evaluate_variant, simulate_variant
 
 TOL = 1e-9
 

@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from gops_solver import Rules, load, solve
-from gops_solver.cli import cli
-from gops_solver.encoding import hands_to_pattern
-from gops_solver.storage import MAGIC, _ALIGN, crc32 as _crc, header_bytes
+from gops_solver.cli.commands import cli
+from gops_solver.game.encoding import hands_to_pattern
+from gops_solver.engine.storage import MAGIC, _ALIGN, crc32 as _crc, header_bytes
 
 
 def run(*args):
@@ -123,7 +123,7 @@ def test_empty_slot_filled_is_caught():
     empty = np.flatnonzero(np.isnan(tables[2]))
     assert len(empty)
     tables[2][empty[0]] = 0.0
-    from gops_solver.verify import verify_tables
+    from gops_solver.engine.verify import verify_tables
     res = verify_tables(sol.space, tables)
     assert not res.ok and res.max_residual == np.inf and res.worst["slot"] == int(empty[0])
 
@@ -146,7 +146,7 @@ def test_cli_verify_ok_and_errors(tmp_path):
 @pytest.mark.parametrize("rules", [Rules(3, "carry", "win"), Rules(4, "discard", "points", "descending")])
 def test_small_solutions_verify_and_a_changed_value_is_caught(rules):
     # small enough for the NUMBA_DISABLE_JIT pass: the verify kernel as plain Python
-    from gops_solver.verify import verify_tables
+    from gops_solver.engine.verify import verify_tables
     sol = solve(rules)
     assert sol.verify().ok
     tables = [np.array(t) for t in sol.tables]

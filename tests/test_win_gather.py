@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from gops_solver import Rules, solve
-from gops_solver.blocked import block_table
-from gops_solver.constants import MAX_CARDS, TOKEN_SCRATCH
-from gops_solver.encoding import decode
-from gops_solver.tables import (game_axes, level_axes, level_table, stage_matrix, stage_structure, win_cells,
+from gops_solver.engine.blocked import block_table
+from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH
+from gops_solver.game.encoding import decode
+from gops_solver.engine.tables import (game_axes, level_axes, level_table, stage_matrix, stage_structure, win_cells,
                                 win_gather)
 
 

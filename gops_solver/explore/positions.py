@@ -7,8 +7,8 @@ rules"), the stage matrix spread over single cards, and the first-round table.
 
 from __future__ import annotations
 
-from ..cards import parse_card
-from ..rules import Rules, validate_state
+from gops_solver.game.cards import parse_card
+from gops_solver.game.rules import Rules, validate_state
 
 #: hand size of the default position when no stored solution is served: its
 #: sub-game solves in well under a second on the reference machine
@@ -44,7 +44,7 @@ def step(rules: Rules, state, bid_a, bid_b, next_prize=None) -> dict:
     ----------
     rules : Rules
     state : DecisionState
-        A validated state (see :func:`~gops_solver.rules.validate_state`).
+        A validated state (see :func:`~gops_solver.game.rules.validate_state`).
     bid_a, bid_b : int or str
         Cards from A's and B's hands.
     next_prize : int or str, optional

@@ -3,7 +3,7 @@
 Query parameters are those of ``gops query`` with ``_`` for ``-``
 (``hand_a=1,3,5&pot=7``); they are parsed by the ``query`` command's own click
 options, so a bad one gets exactly the CLI's one-line message (HTTP 400), and
-answered by :func:`~gops_solver.query_answer.answer_query`, so ``/api/query``
+answered by :func:`~gops_solver.analysis.answer.answer_query`, so ``/api/query``
 returns exactly the object ``gops query --json`` prints.
 
 Endpoints: ``/`` (the page; without a position it redirects to a default one),
@@ -26,10 +26,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from ..cards import parse_cards
-from ..query_answer import QueryAnswer, answer_query, query_rules
-from ..rules import Rules, validate_state
-from ..solution import Solution, projected_work, solve
+from gops_solver.game.cards import parse_cards
+from gops_solver.analysis.answer import QueryAnswer, answer_query, query_rules
+from gops_solver.game.rules import Rules, validate_state
+from gops_solver.api import solve
+from gops_solver.engine.solution import Solution, projected_work
 from . import positions
 
 STATIC = Path(__file__).with_name("static")
@@ -310,9 +311,9 @@ def _checked(fn):
 
 
 def _query_command() -> click.Command:
-    # the registered command, wherever cli.py's refactors move its definition
-    from ..cli import cli
-    return cli.commands["query"]
+    # the command line's own query command: the same options give the same messages
+    from gops_solver.cli._query import query
+    return query
 
 
 def create_app(explorer: Explorer):

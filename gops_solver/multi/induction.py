@@ -7,7 +7,7 @@ stage game from the successors' values (recursively, memoised) and solves
 
 * one zero-sum game per player, **player vs coalition** (rows: the player's
   cards; columns: the tuples of the others' cards), with the project's jitted
-  stage solver :func:`gops_solver.stage.solve_stage` (or HiGHS), for the
+  stage solver :func:`gops_solver.lp.stage.solve_stage` (or HiGHS), for the
   security values; and
 * the n-player stage game (one axis per player, payoffs the continuation
   vectors) for the selected equilibrium of :mod:`.equilibrium`.
@@ -23,7 +23,7 @@ import itertools
 
 import numpy as np
 
-from ..stage import STAGE_OK, highs_stage, solve_stage, stage_work_size
+from gops_solver.lp.stage import STAGE_OK, highs_stage, solve_stage, stage_work_size
 from .equilibrium import METHODS, select_equilibrium, selection_code
 from .state import canonical
 

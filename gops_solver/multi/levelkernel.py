@@ -3,7 +3,7 @@
 One call makes one pass over every decision state of one level (hand size
 ``k``) in parallel: it builds the state's two stage games from the level
 below (:func:`build_stage`, the one builder), solves the
-player-vs-coalition games with :func:`gops_solver.stage.solve_stage` and
+player-vs-coalition games with :func:`gops_solver.lp.stage.solve_stage` and
 the n-player stage game with :func:`.kernel.stage_equilibrium`, and flags
 what it could not certify (the caller re-solves those with HiGHS or
 pygambit). Many states build the very same pair of games (a third of the
@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..stage import STAGE_OK, solve_stage, stage_work_size
+from gops_solver.lp.stage import STAGE_OK, solve_stage, stage_work_size
 from .constants import DEVIATION_TOL, PURE_TOL
 from .kernel import KERNEL_FAILED, SELECT_NONE, KernelWork, make_work, profile_values, stage_equilibrium
 
@@ -333,7 +333,7 @@ class StageScratch(NamedTuple):
     x, y : float64 (k,), (k ** (m - 1),)
         The simplex's strategies.
     work : float64
-        The simplex's tableau (:func:`gops_solver.stage.stage_work_size`).
+        The simplex's tableau (:func:`gops_solver.lp.stage.stage_work_size`).
     wk : KernelWork
         The equilibrium kernel's scratch space.
     prof : float64 (m, k)

@@ -30,7 +30,7 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
-from ..stage import highs_stage
+from gops_solver.lp.stage import highs_stage
 from .equilibrium import METHOD_CODES
 from .fallback import select_all
 from .induction import Induction, _bits, _relabel_masks

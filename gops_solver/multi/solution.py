@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..rules import Rules
+from gops_solver.game.rules import Rules
 from .constants import SECURITY_TOL
 from .equilibrium import deviation_gain, select_equilibrium, selection_code
 from .induction import Induction
 from .state import MultiState, relabel, validate_multi_state
+from .storage import read_multi, save_multi
 
 __all__ = ["MultiQuery", "MultiSolution", "solve_multi", "subgame_solver"]
 
@@ -95,7 +96,6 @@ class MultiSolution:
 
     def save(self, path) -> None:
         """Write this solution to ``path`` (atomic, checksummed; see :mod:`.storage`)."""
-        from .storage import save_multi
         save_multi(path, self)
 
     def __repr__(self):
@@ -283,3 +283,20 @@ def solve_multi(rules: Rules, stage_solver: str = "numba", equilibrium: bool = T
         ind = Induction(rules, stage_solver, equilibrium, selection)
     sec, eq = ind.start()
     return MultiSolution(rules, ind, sec, eq, time.perf_counter() - t0)
+
+
+def load_multi(path, rules=None, check=True) -> MultiSolution:
+    """Open a file written by :meth:`MultiSolution.save` (every checksum checked).
+
+    Parameters
+    ----------
+    path : path-like
+    rules : Rules, optional
+        If given, the file must hold these rules.
+
+    Raises
+    ------
+    ValueError
+        One line: not such a file, damaged, other rules.
+    """
+    return MultiSolution(*read_multi(path, rules, check))

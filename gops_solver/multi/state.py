@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..cards import format_cards, parse_cards
-from ..rules import Rules, validate_state
+from gops_solver.game.cards import format_cards, parse_cards
+from gops_solver.game.rules import Rules, validate_state
 
 __all__ = ["MultiState", "validate_multi_state", "relabel", "canonical", "parse_hands", "parse_scores"]
 

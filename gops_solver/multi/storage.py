@@ -11,11 +11,11 @@ equilibrium ``(P, S, m)`` and deviation gains ``(P, S)``; ``states``: the
 memoised states of a ``win`` solve, keys ``(N, 2m + 2)`` int64 and values
 ``(N, 2m)`` float64: security then equilibrium, whether the recursion or
 the ``win`` level solver found them) and every table's shape,
-type and CRC-32. Written by :func:`gops_solver.storage.atomic_write` (locked
+type and CRC-32. Written by :func:`gops_solver.engine.storage.atomic_write` (locked
 temporary file, fsync, the whole file read back and checked, then renamed
 over the target), so a file is either the old one or a complete, checked new
-one; read by the classic files' checks (:func:`~gops_solver.storage.read_header`,
-:func:`~gops_solver.storage.map_tables`).
+one; read by the classic files' checks (:func:`~gops_solver.engine.storage.read_header`,
+:func:`~gops_solver.engine.storage.map_tables`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import zlib
 
 import numpy as np
 
-from .. import __version__
-from ..rules import Rules
-from ..storage import (FileKind, atomic_write, has_magic, header_bytes, map_tables, open_table_file, read_header,
+from gops_solver import __version__
+from gops_solver.game.rules import Rules
+from gops_solver.engine.storage import (FileKind, atomic_write, has_magic, header_bytes, map_tables, open_table_file, read_header,
                        table_parts)
 from .equilibrium import SELECTIONS
 
-__all__ = ["MAGIC", "save_multi", "load_multi", "is_multi_file"]
+__all__ = ["MAGIC", "save_multi", "read_multi", "is_multi_file"]
 
 MAGIC = b"GOPSMUL\x01"
 FORMAT_VERSION = 1
@@ -113,8 +113,8 @@ def _read(path, check=True):
     return header, map_tables(path, path, start, actual, specs, check, MULTI_FILE)
 
 
-def load_multi(path, rules=None, check=True):
-    """Open a file written by :func:`save_multi` (every checksum checked).
+def read_multi(path, rules=None, check=True):
+    """Read a file written by :func:`save_multi` (every checksum checked) into its induction.
 
     Parameters
     ----------
@@ -124,7 +124,10 @@ def load_multi(path, rules=None, check=True):
 
     Returns
     -------
-    MultiSolution
+    tuple
+        ``(rules, induction, security, values, seconds)``: the arguments of
+        :class:`~gops_solver.multi.solution.MultiSolution`, which
+        :func:`~gops_solver.multi.solution.load_multi` builds from them.
 
     Raises
     ------
@@ -134,7 +137,6 @@ def load_multi(path, rules=None, check=True):
     from .levelkernel import LevelOut
     from .levels import LevelInduction
     from .induction import Induction
-    from .solution import MultiSolution
 
     path = os.fspath(path)
     header, tables = _read(path, check)
@@ -180,5 +182,5 @@ def load_multi(path, rules=None, check=True):
     ind.stage_games = int(header.get("stage_games", 0))
     ind.methods = dict(header.get("methods", ind.methods))
     ind.max_gain = float(header.get("max_deviation_gain", 0.0))
-    return MultiSolution(saved, ind, header.get("security", [float("nan")] * m),
-                         header.get("values", [float("nan")] * m), float(header.get("seconds", 0.0)))
+    return (saved, ind, header.get("security", [float("nan")] * m),
+            header.get("values", [float("nan")] * m), float(header.get("seconds", 0.0)))

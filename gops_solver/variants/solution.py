@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import __version__
-from ..cards import parse_cards
-from ..rules import Rules, _whole
-from ..stage import StageSolveError, solve_matrix_game
-from ..storage import (FileKind, atomic_write, crc32, has_magic, header_bytes, map_tables, open_table_file,
+from gops_solver import __version__
+from gops_solver.game.cards import parse_cards
+from gops_solver.game.rules import Rules, _whole
+from gops_solver.lp.stage import StageSolveError, solve_matrix_game
+from gops_solver.engine.storage import (FileKind, atomic_write, crc32, has_magic, header_bytes, map_tables, open_table_file,
                        read_header, table_parts)
-from ..tolerances import VALUE_TOL
-from .kernel import _slot, entry, level_kernel, verify_kernel
-from .space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
+from gops_solver.game.constants import VALUE_TOL
+from gops_solver.variants._kernel import _slot, entry, level_kernel, verify_kernel
+from gops_solver.variants._space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
 
 MAGIC = b"GOPSVAR\x02"
 _OLD_MAGIC = b"GOPSVAR\x01"
@@ -511,9 +511,9 @@ def projected_variant(rules: Rules) -> dict:
 def write_variant(path, sol: VariantSolution) -> None:
     """Write a variant solution atomically, checked by reading it back before it replaces ``path``.
 
-    The layout is the classic format's (:mod:`gops_solver.storage`, format 2)
+    The layout is the classic format's (:mod:`gops_solver.engine.storage`, format 2)
     under its own magic: header CRC-32, one CRC-32 per table, tables on page
-    boundaries; :func:`~gops_solver.storage.atomic_write` writes it (locked
+    boundaries; :func:`~gops_solver.engine.storage.atomic_write` writes it (locked
     temporary file, fsync, rename, folder synced).
     """
     path = os.fspath(path)

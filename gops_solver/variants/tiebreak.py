@@ -7,7 +7,7 @@ shared result; here:
 - ``extra-game``: one more game decides, a draw in it shared. Its value is
   that of one game played to win from the start (solved, not assumed; the
   players are symmetric, so it is 0), and every position is solved as in
-  :mod:`gops_solver.match` with that value at the level end.
+  :mod:`gops_solver.engine.match` with that value at the level end.
 - ``total-score``: the larger total score over all the match's games wins,
   equal totals shared. A match position is ``(a, b, D)``: games won
   (halves doubled, ``a2, b2``) and the total score difference ``D`` of the
@@ -25,13 +25,13 @@ import time
 
 import numpy as np
 
-from ..induction import run_induction
-from ..match import MatchTables, game_space, start_value
-from ..rules import Rules
+from gops_solver.engine.induction import run_induction
+from gops_solver.engine.match import MatchTables, game_space, start_value
+from gops_solver.game.rules import Rules
 
 
 class TiebreakMatch:
-    """Solved games of a best-of match with a tiebreak (interface of :class:`~gops_solver.match.MatchTables`).
+    """Solved games of a best-of match with a tiebreak (interface of :class:`~gops_solver.engine.match.MatchTables`).
 
     Keys of ``games`` and ``values``: ``(a2, b2)`` (extra-game) or
     ``(a2, b2, D)`` (total-score), with ``a2 >= b2`` (and ``D >= 0`` when
@@ -142,7 +142,7 @@ def solve_tiebreak(rules: Rules, progress=None, stage_solver="numba", out=None):
         Held in memory; ``query(..., match_score=(a, b))`` or, under
         total-score, ``match_score=(a, b, D)``.
     """
-    from ..solution import Solution
+    from gops_solver.engine.solution import Solution
     if out is not None:
         raise ValueError(f"saving a {rules.match} match is not supported yet: solve it without out/--out")
     if not rules.bid_cards == 1 == rules.open_prizes:
@@ -157,7 +157,7 @@ def solve_tiebreak(rules: Rules, progress=None, stage_solver="numba", out=None):
 
 def projected_tiebreak(rules: Rules) -> dict:
     """Games, stage games and table entries of a tiebreak match solve, without solving."""
-    from ..solution import projected_work
+    from gops_solver.engine.solution import projected_work
     N, T = rules.best_of, rules.total
     positions = [(a2, 2 * g - a2) for g in range(N) for a2 in range(g, 2 * g + 1)
                  if abs(2 * a2 - 2 * g) <= 2 * (N - g)]

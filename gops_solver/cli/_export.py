@@ -1,0 +1,95 @@
+"""``gops export``: the equilibrium at every decision state of the first rounds, as a table file."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import click
+
+from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
+
+_FORMATS = ("csv", "parquet", "npz", "openspiel")
+#: an export without --solution solves the game first; past this it asks for a stored solution
+_MAX_SOLVE_SECONDS = 600
+
+
+@click.command()
+@click.option("--solution", "-s", type=click.Path(), default=None,
+              help="a file written by gops solve --out (otherwise the game is solved here, in memory)")
+@click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 (without --solution)")
+@click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]")
+@click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]")
+@click.option("--order", default=None, metavar="ORDER",
+              help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]")
+@click.option("--rounds", "-r", default=None, type=int, metavar="R", help="export rounds 1..R [all, or --level's]")
+@click.option("--level", "-k", default=None, type=int, metavar="K",
+              help="only the states with K cards in each hand (round N - K + 1)")
+@click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS),
+              help="csv, parquet, npz (columns in docs/export.md), or openspiel (a tabular policy)")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False), help="file to write (atomically)")
+@click.option("--max-rows", default=None, type=click.IntRange(min=1), metavar="M",
+              help="refuse exports of more rows than this [2,000,000]")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object describing the file written")
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row describing the file written")
+def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_rows, as_json, as_csv):
+    """Export values and both strategies of the first rounds.
+
+    One row per reachable decision state of the first R rounds (or of one
+    level): the value and both optimal bid distributions.
+    """
+    from gops_solver.engine.export import DEFAULT_MAX_ROWS, to_frame, write
+    from gops_solver.engine.projection import FITS, project
+    from gops_solver.api import load, solve
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    t0 = time.perf_counter()
+    if solution is not None:
+        sol = load(solution)
+        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order))
+                 if v is not None}
+        if given and Rules(**{**sol.rules.to_dict(), **given}) != sol.rules:
+            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
+                             f"or use a matching file")
+        rules = sol.rules
+    else:
+        if cards is None:
+            raise click.UsageError("give --solution FILE, or --cards N (and the rules) to solve here")
+        rules = Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
+        pr = project(rules)
+        if pr.solve_fit(with_out=False) != FITS:
+            raise click.UsageError(f"solving {rules.describe()} in memory needs {pr.table_bytes / 2**30:.1f} GiB of "
+                                   f"{pr.machine_bytes / 2**30:.1f} GiB: solve it once with gops solve --out FILE, "
+                                   f"then export --solution FILE")
+        seconds = pr.seconds
+        if seconds > _MAX_SOLVE_SECONDS:
+            raise click.UsageError(f"solving {rules.describe()} takes about {seconds / 60:.0f} min: solve it once "
+                                   f"with gops solve --out FILE, then export --solution FILE")
+        sol = solve(rules)
+    limit = DEFAULT_MAX_ROWS if max_rows is None else max_rows
+    if fmt == "openspiel":
+        from gops_solver.analysis.openspiel import write_tabular_policy
+        rows = write_tabular_policy(sol, out, rounds=rounds, level=level, max_rows=limit)
+        columns = None
+    else:
+        frame = to_frame(sol, rounds=rounds, level=level, max_rows=limit)
+        write(frame, out, fmt)
+        rows, columns = len(frame), list(frame.columns)
+    seconds = time.perf_counter() - t0
+    size = os.path.getsize(out)
+    if as_json:
+        click.echo(json.dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows,
+                               "bytes": size, "seconds": round(seconds, 3), "rounds": rounds, "level": level,
+                               "columns": columns}))
+        return
+    if as_csv:
+        from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
+        click.echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
+                            [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
+                                                   "" if rounds is None else rounds, "" if level is None else level]]))
+        return
+    what = f"level {level}" if level is not None else f"rounds 1..{rounds if rounds is not None else rules.n}"
+    click.echo(f"rules    {rules.describe()}")
+    click.echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}, {size:,} bytes")
+    click.echo(f"time     {seconds:.2f} s")

@@ -1,0 +1,599 @@
+"""The ``gops`` command line: click commands only (parse, call the API, print)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gops_solver import __version__
+from gops_solver.cli._util import (advance as _advance, dumps, exit_code_of, print_simulation, print_solve_summary,
+                      progress_bar as _progress_bar, show_warnings_as_lines)
+from gops_solver.game.cards import format_card, format_cards, parse_cards
+from gops_solver.cli._variants import variant_options
+from gops_solver.game.constants import MAX_CARDS, VALUE_TOL, tol_text
+from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
+from gops_solver.engine.projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
+from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options, with_options
+from gops_solver.analysis.stagegame import stage_game
+from gops_solver.cli._options import make_rules, match_options, rules_options, solution_option
+from gops_solver.cli._query import query
+from gops_solver.cli._format import matrix_text, nozero
+
+_PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
+_PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
+
+
+class _Gops(click.Group):
+    """Turns every input error into one line on stderr and exit status 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        show_warnings_as_lines()
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort as exc:
+            # click turns Ctrl-C (and SIGTERM, see entry.py) into Abort
+            if isinstance(exc.__cause__, KeyboardInterrupt):
+                click.echo("interrupted", err=True)
+                sys.exit(exit_code_of(exc.__cause__))
+            click.echo("error: aborted", err=True)
+            sys.exit(130)
+        except click.ClickException as exc:
+            hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) is not None else ""
+            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            sys.exit(2)
+        except (ValueError, TypeError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt as exc:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(exit_code_of(exc))
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+    def resolve_command(self, ctx, args):
+        """``--players 3|4`` sends solve/query/info/verify to :mod:`.cli_multi`; ``--players 2`` is the default."""
+        from gops_solver.cli._multi import multi, players_in_args, strip_players
+        if args and players_in_args(args) != 2:
+            if args[0] not in multi.commands:
+                raise ValueError(f"gops {args[0]} has no --players option: {', '.join(multi.commands)} do")
+            return args[0], multi.commands[args[0]], args[1:]
+        return super().resolve_command(ctx, strip_players(args))
+
+
+@click.group(cls=_Gops, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gops")
+def cli():
+    """Exact equilibria of two-player Goofspiel (GOPS). The rules: docs/rules.md."""
+
+
+_rules_options, _make_rules, _solution_option, _match_options = rules_options, make_rules, solution_option, match_options
+_with_options = with_options
+
+
+@cli.command()
+@variant_options("solve")
+@_rules_options(None)
+@click.option("--out", "-o", type=click.Path(), default=None,
+              help="save the solution to FILE (with --memory/--workers: to the block-store FOLDER)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba",
+              help="stage-game backend; highs (scipy) is slow, for checking [numba]")
+@click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level (or block)")
+@click.option("--restart", is_flag=True, help="discard the checkpoints of an interrupted solve and start afresh")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@click.option("--memory", default=None, metavar="SIZE",
+              help="solve block by block into the folder --out, holding about SIZE (e.g. 1GB) instead of whole levels")
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="solve the blocks on a local Dask cluster of N worker processes (implies a block store)")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="solve the blocks on the Dask cluster at ADDRESS (tcp://host:8786); --out must reach every worker")
+@_match_options
+def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, restart, quiet, memory, workers,
+          scheduler, match, draw):
+    """Solve a whole game (or match) exactly and print its value."""
+    from gops_solver.engine.projection import NEEDS_OUT, TOO_LARGE, project
+    from gops_solver.api import solve as solve_rules
+    from gops_solver.engine.storage import check_out_path
+    rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+    if memory is not None or workers is not None or scheduler is not None:
+        from gops_solver.cli._blocked import solve_blocked_cmd
+        return solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, workers, scheduler,
+                                 stage_solver)
+    if out is not None:
+        check_out_path(out, checkpoints=True)
+    if (resume or restart) and out is None:
+        raise click.UsageError("--resume and --restart need --out FILE: checkpoints live beside the output file")
+    if resume and restart:
+        raise click.UsageError("choose one of --resume (continue the checkpoints) and --restart (discard them)")
+    pr = project(rules)
+    fit = pr.solve_fit(with_out=out is not None)
+    if fit == NEEDS_OUT:
+        raise click.UsageError(f"holding every level of this solve needs {pr.table_bytes / 2**30:.1f} GiB of "
+                               f"{pr.machine_bytes / 2**30:.1f} GiB: add --out FILE so finished levels go to disk "
+                               f"(peak {pr.peak_bytes / 2**30:.1f} GiB)")
+    if fit == TOO_LARGE:
+        raise click.UsageError(f"this solve needs {pr.peak_bytes / 2**30:.1f} GiB for two levels but the machine "
+                               f"has {pr.machine_bytes / 2**30:.1f} GiB: see gops info, choose fewer cards")
+    bar = _progress_bar(pr.stage_games, quiet)
+    try:
+        sol = solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None,
+                          stage_solver=stage_solver, out=out, resume=resume, restart=restart)
+    except KeyboardInterrupt as exc:
+        if bar:
+            bar.close()
+        where = "; rerun with --resume to continue from the last finished level" if out else ""
+        click.echo(f"\ninterrupted{where}", err=True)
+        sys.exit(exit_code_of(exc))
+    finally:
+        if bar:
+            bar.close()
+    print_solve_summary(rules, sol, out, as_json)
+
+
+cli.add_command(query)
+
+
+@cli.command()
+@variant_options("play")
+@_rules_options(None)
+@_solution_option("a file written by gops solve --out (its rules are played)")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="seed of the prize shuffles and of B's draws [random]")
+@click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
+@_match_options
+def play(cards, tie, objective, order, solution, seed, hint, match, draw):
+    """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
+    import numpy as np
+    from gops_solver.analysis.play import Match, Opponent, deal, needs_full_solve
+    from gops_solver.engine.projection import duration, project
+    from gops_solver.api import load, solve as solve_rules
+    if sys.stdin is None or sys.stdin.closed:
+        raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
+                               "terminal or pipe the bids in")
+    if solution is not None:
+        sol = load(solution)
+        wanted = _with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order, match=match, draw=draw)
+        if wanted is not None and wanted != sol.rules:
+            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
+                             f"or use a matching file")
+        rules = sol.rules
+    else:
+        rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+        sol = None
+        if rules.match != "single":
+            # every game of a match is played with what its end is worth to the match: solve it all once
+            click.echo(f"solving the {rules.match} match once"
+                       + (f" (draws {'replayed' if rules.draw == 'replay' else 'count half'})" if rules.best_of else "")
+                       + "...", err=True)
+            sol = solve_rules(rules)
+        elif needs_full_solve(rules):
+            click.echo(f"solving the whole game once (about {duration(project(rules).seconds)})...", err=True)
+            sol = solve_rules(rules)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    rng = np.random.default_rng(seed)
+    opp = Opponent(rules, sol)
+    m = Match(rules)
+    single = rules.match == "single"
+    if single:
+        unit = "expected points" if rules.objective == "points" else "P(win) - P(loss)"
+    elif rules.match == "session" and rules.objective == "points":
+        unit = "expected session margin"
+    else:
+        unit = "P(win match) - P(lose match)"
+    click.echo(f"gops play  {rules.describe()}  seed {seed}")
+    click.echo("You are A; the equilibrium is B. Type a card (number or A, J, Q, K); Ctrl-D ends.")
+    given_up = 0.0
+    while not m.over:
+        game = deal(rules, rng)  # a fresh deal each game, from the one seeded generator
+        if not single:
+            click.echo("")
+            click.echo(f"=== Game {m.game} of the {_match_name(rules)}: match score {_match_score(m)} ===")
+        lost, stop = _play_game(game, opp, rng, hint, m.position())
+        given_up += lost
+        if stop is not None:
+            where = f"game abandoned in round {game.round}" if single else \
+                f"match abandoned in game {m.game}, round {game.round}"
+            click.echo(f"\n{stop}: {where} (score you {game.score_a} - me {game.score_b})")
+            return 0 if stop == "end of input" else 130
+        d = game.diff
+        outcome = m.record(game)
+        result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
+        click.echo("")
+        if single:
+            click.echo(f"final score      you {game.score_a} - me {game.score_b}: {result}")
+        else:
+            replay = " (replayed: a draw does not count)" if outcome == 0 and rules.best_of \
+                and rules.draw == "replay" else ""
+            click.echo(f"game {m.game - 1} over      you {game.score_a} - me {game.score_b}: {result}{replay}; "
+                       f"match score {_match_score(m)}")
+    if not single:
+        res = m.result
+        verdict = "you win the match" if res > 0 else ("I win the match" if res < 0 else "the match is shared")
+        click.echo("")
+        click.echo(f"match result     {verdict}, {_match_score(m)}")
+        games = ", ".join(f"{a}-{b}" for a, b in m.results)
+        click.echo(f"games            {len(m.results)} ({games})"
+                   + (f", {m.replays} drawn and replayed" if m.replays else ""))
+    click.echo(f"value given up   {given_up:.4f} in total ({unit})")
+    return 0
+
+
+def _play_game(game, opp, rng, hint, position):
+    """Play one game at the prompt: (value given up, None) or (so far, why it stopped)."""
+    rules = game.rules
+    given_up = 0.0
+    while not game.over:
+        res = opp.query(game, position)
+        _show_round(game, rules)
+        if hint:
+            click.echo(f"  hint            {_dist(res.strategy_a)}")
+        try:
+            bid = _ask_bid(game)
+        except EOFError:
+            return given_up, "end of input"
+        except KeyboardInterrupt:
+            return given_up, "interrupted"
+        mine = opp.draw(res.strategy_b, rng)
+        r = game.play(bid, mine)
+        lost = res.value_given_up(bid)
+        given_up += lost
+        click.echo(f"  you bid {format_card(bid)}, I bid {format_card(mine)}: {_verdict(r)}"
+                   f"   score you {game.score_a} - me {game.score_b}")
+        click.echo(f"  equilibrium     {_dist(res.strategy_a)}")
+        why = "in the equilibrium's support" if lost == 0.0 else "outside the equilibrium's support"
+        click.echo(f"  value given up  {lost:.4f} ({format_card(bid)} is {why})")
+    return given_up, None
+
+
+def _match_name(rules) -> str:
+    if rules.match == "session":
+        return "session (3 games, totals summed)"
+    return f"{rules.match} match (draws {'replayed' if rules.draw == 'replay' else 'count half'})"
+
+
+def _match_score(m) -> str:
+    """The match score as a person reads it: summed totals of a session, games won of a best-of."""
+    if m.rules.match == "session":
+        return f"you {m.total_a} - me {m.total_b} (totals)"
+    return f"you {m.wins_a:g} - me {m.wins_b:g} (games won)"
+
+
+def _show_round(game, rules):
+    """Print what both players know at the start of a round."""
+    carried = f" + {game.carry} carried from ties = pot {game.pot}" if game.carry else f"; pot {game.pot}"
+    click.echo("")
+    click.echo(f"Round {game.round}/{rules.n}: prize {format_card(game.prize)} revealed{carried}")
+    hidden = format_cards(game.hidden) or "-"
+    click.echo(f"  hidden prizes   {hidden}" + (" (order unknown)" if rules.random_order and len(game.hidden) > 1
+                                                 else (" (in this order)" if len(game.hidden) > 1 else "")))
+    click.echo(f"  your hand       {format_cards(game.hand_a)}" + (f"   used {format_cards(game.used_a)}" if game.used_a else ""))
+    click.echo(f"  my hand         {format_cards(game.hand_b)}" + (f"   used {format_cards(game.used_b)}" if game.used_b else ""))
+    click.echo(f"  score           you {game.score_a} - me {game.score_b}")
+
+
+def _ask_bid(game) -> int:
+    """Read one bid; re-ask on anything that is not a card in A's hand.
+
+    Raises EOFError at the end of input (KeyboardInterrupt passes through).
+    """
+    stdin = sys.stdin  # one stream for the whole game: a fresh wrapper would drop buffered input
+    while True:
+        click.echo(f"your bid [{format_cards(game.hand_a)}]> ", nl=False)
+        line = stdin.readline()
+        if line == "":
+            raise EOFError
+        text = line.strip()
+        if not stdin.isatty():
+            click.echo(text)  # piped input: echo it so the transcript reads like a terminal
+        if not text:
+            click.echo(f"  type one card from your hand ({format_cards(game.hand_a)}), then Enter")
+            continue
+        try:
+            card = parse_cards(text, game.rules.n, what="bid")
+        except ValueError as exc:
+            click.echo(f"  {exc}")
+            continue
+        if len(card) != 1:
+            click.echo(f"  bid one card, not {len(card)}: choose one of {format_cards(game.hand_a)}")
+        elif card[0] not in game.hand_a:
+            spent = " (already played)" if card[0] in game.used_a else ""
+            click.echo(f"  you do not hold {format_card(card[0])}{spent}: choose one of {format_cards(game.hand_a)}")
+        else:
+            return card[0]
+
+
+def _verdict(r) -> str:
+    if r.outcome > 0:
+        return f"you take {r.pot}"
+    if r.outcome < 0:
+        return f"I take {r.pot}"
+    if r.carried_out:
+        return f"tie, the pot of {r.pot} carries to the next round"
+    return f"tie in the last round, the pot of {r.pot} is discarded" if r.last_round \
+        else f"tie, the pot of {r.pot} is discarded"
+
+
+def _dist(strategy) -> str:
+    return "  ".join(f"{format_card(c)}:{p:.3f}" for c, p in strategy.items())
+
+
+@cli.command()
+@variant_options("verify", options=False)
+@click.argument("file", type=click.Path())
+@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
+              help="check N table slots drawn at random (seeded) instead of all")
+@click.option("--seed", type=int, default=0, help="seed of the sample [0]")
+@click.option("--tol", type=click.FloatRange(min=0.0), default=VALUE_TOL,
+              help=f"largest residual and exploitability accepted [{tol_text(VALUE_TOL)}]")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
+def verify(file, sample, seed, tol, as_json, as_csv):
+    """Recompute every stored value from the level below; exit 1 if any is off."""
+    from gops_solver.api import load
+    # a failed checksum is reported, not fatal: the recomputation below is
+    # the real test (it also catches a file altered with its checksum fixed)
+    try:
+        sol, checksum_ok = load(file), True
+    except ValueError as exc:
+        if "checksum" not in str(exc):
+            raise
+        sol, checksum_ok = load(file, check=False), False
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    res = sol.verify(sample=sample, seed=seed, tol=tol)
+    ok = res.ok and checksum_ok
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["slots", "states", "sample", "seed", "stage_games", "max_residual",
+                                            "max_exploitability", "tol", "checksum_ok", "ok", "seconds"],
+                            [rules_cells(sol.rules) + [res.slots, res.states, res.sample or "", res.seed,
+                                                       res.stage_games, res.max_residual, res.max_exploitability,
+                                                       tol, checksum_ok, ok, round(res.seconds, 3)]]))
+    elif as_json:
+        click.echo(dumps({"rules": sol.rules.to_dict(), **res.to_dict(), "checksum_ok": checksum_ok,
+                          "ok": ok, "certifies": _certifies(res)}))
+    else:
+        click.echo(f"rules              {sol.rules.describe()}")
+        click.echo(f"checked            {res.slots:,} slots ({res.states:,} stored states)"
+                   + (f", sample of {res.sample:,} (seed {res.seed})" if res.sample else ""))
+        click.echo(f"stage games        {res.stage_games:,}")
+        click.echo(f"max residual       {res.max_residual:.3g}")
+        click.echo(f"max exploitability {res.max_exploitability:.3g}")
+        click.echo(f"checksums          {'OK' if checksum_ok else 'FAILED (the file was altered or damaged)'}")
+        click.echo(f"certifies          {_certifies(res)}")
+        click.echo(f"time               {res.seconds:.2f} s")
+        if ok:
+            click.echo(f"verdict            OK (both <= {tol:g})")
+        else:
+            bad = res.worst if res.max_residual > tol or res.ok else res.worst_exploit
+            click.echo(f"verdict            FAILED (tolerance {tol:g})")
+            click.echo(f"worst state        {_slot_text(bad)}")
+    return 0 if ok else 1
+
+
+def _certifies(res) -> str:
+    """What a verify run vouches for: a sample checks its slots, the checksums the rest of the file."""
+    if res.sample:
+        return (f"the {res.slots:,} sampled slots are recomputed; every other value only matches what the solver "
+                f"wrote (checksums), so a value computed wrongly elsewhere is not found: drop --sample to check all")
+    return "every stored value is recomputed from the level below"
+
+
+def _slot_text(d) -> str:
+    text = (f"level {d['level']} (slot {d['slot']}): hand A {format_cards(d['hand_a'])} | hand B "
+            f"{format_cards(d['hand_b'])} | hidden {format_cards(d['prizes']) or '-'} | carry {d['carry']} "
+            f"| diff {d['diff']:+d} | stored {d['stored']:.12g}")
+    if "recomputed" in d:
+        text += f" | recomputed {d['recomputed']:.12g}"
+    if "exploitability" in d:
+        text += f" | exploitability {d['exploitability']:.3g}"
+    return text
+
+
+def _solution_for(path, rules, specs, quiet):
+    """The solution the equilibrium strategy reads: from --solution, solved here (with a
+    progress bar on long solves) when one of ``specs`` is the equilibrium, else None."""
+    if path is not None:
+        from gops_solver.api import load
+        return load(path, rules)
+    from gops_solver.analysis._common import check_rules, needs_solution
+    if not needs_solution(*specs):
+        return None
+    from gops_solver.engine.projection import project
+    from gops_solver.analysis.strategies import make_strategy
+    from gops_solver.api import solve as solve_rules
+    check_rules(rules)  # refuse what evaluate/simulate refuse before the solve, not after it
+    for s in specs:
+        if not needs_solution(s):
+            make_strategy(s)
+    bar = _progress_bar(project(rules).stage_games, quiet)
+    try:
+        return solve_rules(rules, progress=(lambda level, g, done=False: _advance(bar, g, done)) if bar else None)
+    finally:
+        if bar:
+            bar.close()
+
+
+def _game_options(f):
+    """The rule options of a single game, and --solution for the equilibrium strategy."""
+    f = _solution_option("solution file for the equilibrium strategy (otherwise solved here)")(f)
+    return _rules_options(None)(f)
+
+
+_STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equilibrium or module:function"
+
+
+@cli.command()
+@variant_options("evaluate")
+@click.option("--strategy", required=True, metavar="S", help=_STRATEGY_HELP)
+@click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
+@_game_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@click.option("--allow-large", is_flag=True,
+              help=f"evaluate decks over {EVAL_MEASURED_MAX_CARDS} cards (unmeasured; may exhaust memory)")
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per opponent")
+def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large, as_csv):
+    """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
+    from gops_solver.analysis.evaluate import evaluate as evaluate_exact, evaluation_steps
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    rules = _make_rules(cards, tie, objective, order)
+    if not evaluation_measured(rules) and not allow_large:
+        raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
+                               f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
+                               f"to try")
+    sol = _solution_for(solution, rules, (strategy, against), quiet)
+    bar = None
+    if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:
+        from tqdm import tqdm
+        bar = tqdm(total=evaluation_steps(rules), unit="round", desc="evaluating", file=sys.stderr,
+                   dynamic_ncols=True)
+    try:
+        ev = evaluate_exact(strategy, rules, against, sol, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    if as_json:
+        click.echo(dumps(ev.to_dict()))
+        return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["strategy", "versus", "margin", "win", "draw", "loss", "value",
+                                            "game_value", "exploitability", "seconds"],
+                            [rules_cells(rules) + [ev.strategy, who, o.margin, o.win, o.draw, o.loss, o.value,
+                                                   ev.game_value, ev.exploitability, round(ev.seconds, 3)]
+                             for who, o in ((ev.against, ev.vs_opponent), ("best-reply", ev.vs_best_response))]))
+        return
+    click.echo(f"rules           {rules.describe()}")
+    z = nozero
+    for label, out in ((f"vs {ev.against}", ev.vs_opponent), ("vs best reply", ev.vs_best_response)):
+        click.echo(f"{label:<15} margin {z(out.margin):+.6f}  win {z(out.win):.6f}  draw {z(out.draw):.6f}  "
+                   f"loss {z(out.loss):.6f}  value {z(out.value):+.6f}")
+    click.echo(f"game value      {z(ev.game_value):+.6f}")
+    click.echo(f"exploitability  {z(ev.exploitability):.6f}")
+    click.echo(f"time            {ev.seconds:.2f} s")
+
+
+@cli.command()
+@variant_options("simulate")
+@click.option("--a", "strat_a", required=True, metavar="S1", help="seat A: " + _STRATEGY_HELP)
+@click.option("--b", "strat_b", required=True, metavar="S2", help="seat B")
+@click.option("--games", required=True, type=click.IntRange(min=1), metavar="G", help="games to play")
+@click.option("--seed", default=0, type=click.IntRange(0, 2**32 - 1), help="random seed [0]")
+@_game_options
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bars")
+def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
+    """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
+    from gops_solver.analysis.simulate import simulate as run_games
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    rules = _make_rules(cards, tie, objective, order)
+    sol = _solution_for(solution, rules, (strat_a, strat_b), quiet)
+    bar = None
+    if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", unit_scale=True, desc="simulating", file=sys.stderr, dynamic_ncols=True)
+    try:
+        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    print_simulation(res, rules, as_json, as_csv,
+                     lead=(("n", rules.n), ("tie", rules.tie), ("objective", rules.objective)))
+
+
+from gops_solver.cli._explore import explore as _explore  # noqa: E402
+cli.add_command(_explore)
+
+
+def main():
+    """Entry point of the ``gops`` script."""
+    cli(prog_name="gops")  # also under python -m gops_solver, messages say "gops ..."
+
+
+@cli.command()
+@variant_options("info")
+@_rules_options(None)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")
+@_match_options
+def info(cards, tie, objective, order, as_json, as_csv, match, draw):
+    """Project states, stage games, memory and time of a solve, without solving."""
+    from gops_solver.engine.projection import duration, project
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+    if rules.match != "single":
+        return _match_info(rules, as_json, as_csv)
+    pr = project(rules)
+    gib, ram = 2**30, pr.machine_bytes
+    plan = _block_plan(rules)
+    if as_json:
+        click.echo(dumps({**pr.to_dict(), "blocked": plan.to_dict() if plan else None}))
+        return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["k", "stage_games", "stage_solves", "table_bytes"],
+                            [rules_cells(rules) + [lv["k"], lv["stage_games"], lv["stage_solves"], lv["table_bytes"]]
+                             for lv in pr.levels]))
+        return
+    click.echo(f"rules          {rules.describe()}")
+    click.echo(f"table entries  {pr.table_entries:,}")
+    solved = f" ({pr.stage_solves:,} solved: equal games once)" if pr.stage_solves != pr.stage_games else ""
+    click.echo(f"stage games    {pr.stage_games:,}{solved}")
+    click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB with --out (this machine: {ram / gib:.1f} GiB); "
+               f"{pr.in_memory_bytes / gib:.2f} GiB without")
+    click.echo(f"solution file  {pr.table_bytes / gib:.2f} GiB")
+    click.echo(f"time           about {duration(pr.seconds)} on 2 cores")
+    if pr.fits and not pr.fits_in_memory:
+        click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
+    elif pr.fits:
+        click.echo("verdict        fits on this machine")
+    else:
+        from gops_solver.cli._blocked import fits_here
+        blocked = " in memory; fits as a block store (--memory, below)" if plan and fits_here(plan, pr) else ""
+        click.echo(f"verdict        will NOT fit{blocked}: needs {pr.memory_bytes / gib:.1f} GiB of {ram / gib:.1f} GiB")
+    if plan is not None:
+        from gops_solver.cli._blocked import block_plan_lines
+        for line in block_plan_lines(rules, pr, plan):
+            click.echo(line)
+
+
+def _block_plan(rules):
+    """The blocked-solve projection of a classic two-player single game (None for anything else)."""
+    if rules.players != 2 or not rules.classic or rules.match != "single":
+        return None
+    from gops_solver.engine.projection import plan_blocks
+    return plan_blocks(rules)
+
+
+def _match_info(rules, as_json, as_csv):
+    """``gops info --match``: a match solves whole games in memory, one per match position."""
+    from gops_solver.engine.projection import duration, project_match
+    pr = project_match(rules)
+    fields = pr.fields()
+    if as_json:
+        click.echo(dumps(pr.to_dict()))
+        return
+    if as_csv:
+        click.echo(csv_text(RULES_HEADER + ["match", "draw"] + list(fields),
+                            [rules_cells(rules) + [rules.match, rules.draw if rules.best_of else ""]
+                             + list(fields.values())]))
+        return
+    gib, least = 2**30, pr.lower_bound
+    more = " (at least: replayed draws solve uneven positions several times)" if least else ""
+    click.echo(f"rules          {rules.describe()}")
+    click.echo(f"games solved   {pr.games_solved}{' at least' if least else ''}")
+    click.echo(f"stage games    {pr.stage_games:,}{more}")
+    click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB, every game held in memory "
+               f"(this machine: {pr.machine_bytes / gib:.1f} GiB)")
+    click.echo(f"time           about {duration(pr.seconds)} on 2 cores{' or more' if least else ''}")
+    click.echo("verdict        fits on this machine" if pr.fits else
+               f"verdict        will NOT fit: needs {pr.memory_bytes / gib:.1f} GiB of {pr.machine_bytes / gib:.1f} GiB")
+
+
+from gops_solver.cli._export import export as _export  # noqa: E402  (its own module: one concern each)
+cli.add_command(_export)

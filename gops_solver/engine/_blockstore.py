@@ -1,0 +1,374 @@
+"""A solution stored as prize-set blocks: one checksummed file per block.
+
+Under a random order the value table of level ``k`` for the hidden prize
+set ``s`` depends only on the level ``k - 1`` tables of the sets
+``s - {p}``, ``p`` in ``s`` (:mod:`~.induction`). A *block* is that table:
+every stored hand pattern of level ``k``, indexed ``(carry, diff)``, for one
+prize set (under a fixed order each level has one set, so one block). Blocks
+are solved independently (:mod:`~.blocked`), by one process or by Dask
+workers, and read one at a time by queries and ``verify``.
+
+Store layout (a folder, or an fsspec URL all workers reach)::
+
+    manifest.json          rules, format, block counts and lengths
+    L03/00017.blk          level 3, prize set of rank 17 (set_rank order)
+    complete.json          written last: stage games, seconds, states
+
+A block file is ``MAGIC``, a fixed header (level, set rank, length, stage
+games, seconds, CRC-32 of the data) with its own CRC-32, then the
+little-endian float64 data. It is written to a temporary file and renamed
+(:func:`~.storage.atomic_write`), so a killed writer leaves no partial block.
+Blocks are not synced one by one: one lost or torn in a power cut fails its
+checksum and is recomputed on ``--resume``; the whole store is synced before
+``complete.json`` is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from gops_solver.engine.storage import TEMP_PREFIX, TEMP_SUFFIX, atomic_write, clean_stale_temps, notify
+
+MAGIC = b"GOPSBLK1"
+STORE_FORMAT = 1
+_HEAD = struct.Struct("<IIQQdI")  # level, rank, entries, stage games, seconds, data crc32
+MANIFEST, COMPLETE = "manifest.json", "complete.json"
+
+
+def is_url(root) -> bool:
+    """True for an fsspec URL (``s3://...``, ``file://...``), False for a local path."""
+    return "://" in os.fspath(root)
+
+
+def is_store(path) -> bool:
+    """True when ``path`` is a block store (a folder holding ``manifest.json``)."""
+    path = os.fspath(path)
+    if is_url(path):
+        fs, p = _fsspec(path)
+        return fs.exists(p.rstrip("/") + "/" + MANIFEST)
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, MANIFEST))
+
+
+def _fsspec(url):
+    try:
+        import fsspec
+    except ImportError:
+        raise ValueError(f"{url} is a URL, which needs fsspec: pip install 'gops-solver[dask]'") from None
+    fs, p = fsspec.core.url_to_fs(url)
+    return fs, p
+
+
+def block_bytes(data: np.ndarray, k: int, rank: int, games: int = 0, seconds: float = 0.0) -> bytes:
+    """The file contents of one block (see module docstring)."""
+    data = np.ascontiguousarray(data, dtype="<f8")
+    head = _HEAD.pack(k, rank, len(data), int(games), float(seconds), zlib.crc32(memoryview(data).cast("B")))
+    return MAGIC + head + zlib.crc32(MAGIC + head).to_bytes(4, "little") + data.tobytes()
+
+
+def block_overhead() -> int:
+    """Bytes a block file holds besides its data (magic and header)."""
+    return len(MAGIC) + _HEAD.size + 4
+
+
+def _parse_head(head: bytes, k: int, rank: int, length: int, name: str) -> tuple:
+    """``(entries, stage games, seconds, data crc32)`` of a block file's header, checked against ``(k, rank, length)``."""
+    hl = len(MAGIC) + _HEAD.size
+    if len(head) < hl + 4 or head[:len(MAGIC)] != MAGIC:
+        raise ValueError(f"{name} is not a gops block (bad magic or truncated header)")
+    if zlib.crc32(head[:hl]) != int.from_bytes(head[hl:hl + 4], "little"):
+        raise ValueError(f"{name} is corrupted (block header checksum fails)")
+    kk, rr, n, games, secs, crc = _HEAD.unpack(head[len(MAGIC):hl])
+    if (kk, rr, n) != (k, rank, length):
+        raise ValueError(f"{name} holds level {kk} set {rr} of {n} entries, not level {k} set {rank} of {length}")
+    return n, games, secs, crc
+
+
+def parse_block(raw: bytes, k: int, rank: int, length: int, name: str):
+    """``(data, games, seconds)`` of a block file's bytes; ValueError naming ``name`` if damaged."""
+    n, games, secs, crc = _parse_head(raw, k, rank, length, name)
+    body = raw[block_overhead():]
+    if len(body) != 8 * n:
+        raise ValueError(f"{name} is truncated ({len(body)} of {8 * n} data bytes)")
+    if zlib.crc32(body) != crc:
+        raise ValueError(f"{name} is corrupted (block data checksum fails)")
+    return np.frombuffer(body, dtype="<f8"), int(games), float(secs)
+
+
+def _check_head(head: bytes, k: int, rank: int, length: int, name: str, size: int) -> None:
+    """Check a block file's header and size without reading its data."""
+    n = _parse_head(head, k, rank, length, name)[0]
+    if size != block_overhead() + 8 * n:
+        raise ValueError(f"{name} is truncated or too long ({size} bytes, expected {block_overhead() + 8 * n})")
+
+
+@dataclass
+class BlockStats:
+    """What solving one block took."""
+
+    k: int
+    rank: int
+    games: int
+    seconds: float
+    states: int
+
+
+class BlockStore:
+    """Read and write the blocks of one solution (see module docstring).
+
+    Parameters
+    ----------
+    root : str or path-like
+        A local folder or an fsspec URL.
+    manifest : dict
+        ``rules`` (``Rules.to_dict``), ``nsets[k]`` and ``block_len[k]`` per
+        level, ``format``.
+    """
+
+    def __init__(self, root, manifest: dict):
+        self.root = os.fspath(root).rstrip("/") if is_url(root) else os.fspath(root)
+        self.manifest = manifest
+        self.nsets = [int(x) for x in manifest["nsets"]]
+        self.block_len = [int(x) for x in manifest["block_len"]]
+        self._fs = _fsspec(self.root) if is_url(self.root) else None
+
+    # -- paths ---------------------------------------------------------------
+    def _join(self, *parts) -> str:
+        if self._fs is not None:
+            return "/".join([self._fs[1].rstrip("/"), *parts])
+        return os.path.join(self.root, *parts)
+
+    def level_dir(self, k: int) -> str:
+        """Folder of level ``k``'s blocks."""
+        return self._join(f"L{k:02d}")
+
+    def block_path(self, k: int, rank: int) -> str:
+        """File of block ``(k, rank)``."""
+        return self._join(f"L{k:02d}", f"{rank:05d}.blk")
+
+    # -- creating and opening ---------------------------------------------------
+    @classmethod
+    def create(cls, root, manifest: dict) -> "BlockStore":
+        """Make the store folder and its manifest (an existing matching store is kept)."""
+        manifest = dict(manifest, format=STORE_FORMAT)
+        store = cls(root, manifest)
+        store._makedirs(store.root)
+        for k in range(len(store.nsets)):
+            store._makedirs(store.level_dir(k))
+        store._put(store._join(MANIFEST), json.dumps(manifest, indent=1, sort_keys=True).encode())
+        return store
+
+    @classmethod
+    def open(cls, root) -> "BlockStore":
+        """Open an existing store; ValueError with the fix when it is not one."""
+        root = os.fspath(root)
+        if not is_store(root):
+            raise ValueError(f"{root} is not a gops block store (no {MANIFEST}): write one with "
+                             f"gops solve --out {root} --memory 4GB")
+        tmp = cls(root, {"nsets": [], "block_len": []})
+        try:
+            manifest = json.loads(tmp._get(tmp._join(MANIFEST)).decode())
+            if manifest.get("format") != STORE_FORMAT:
+                raise ValueError(f"format {manifest.get('format')}")
+            store = cls(root, manifest)
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{root}/{MANIFEST} is unreadable ({exc}): solve again with --restart") from None
+        return store
+
+    # -- blocks --------------------------------------------------------------
+    def write_block(self, k: int, rank: int, data: np.ndarray, games: int = 0, seconds: float = 0.0) -> None:
+        """Write block ``(k, rank)`` atomically (absent or whole, never half-written)."""
+        if len(data) != self.block_len[k]:
+            raise ValueError(f"block ({k}, {rank}) has {len(data)} entries, the store expects {self.block_len[k]}")
+        # not synced one by one: a block lost in a power cut fails its checksum and is recomputed;
+        # mark_complete syncs everything first
+        self._put(self.block_path(k, rank), block_bytes(data, k, rank, games, seconds), sync=False)
+
+    def read_block(self, k: int, rank: int) -> np.ndarray:
+        """The data of block ``(k, rank)``, checksums verified; ValueError if missing or damaged."""
+        return self.read_block_meta(k, rank)[0]
+
+    def map_block(self, k: int, rank: int) -> np.ndarray:
+        """The data of block ``(k, rank)`` mapped read-only: its header checked, its data checksum not.
+
+        For readers that checked every block's data first (``verify --sample``)
+        and then touch a few entries of many blocks: only the pages read come
+        from disk. Stores behind an fsspec URL are read whole.
+        """
+        if self._fs is not None:
+            return self.read_block(k, rank)
+        path = self.block_path(k, rank)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(block_overhead())
+                size = os.fstat(fh.fileno()).st_size
+        except FileNotFoundError:
+            raise ValueError(f"block {path} is missing: the solve did not finish; rerun gops solve with "
+                             f"--resume") from None
+        try:
+            _check_head(head, k, rank, self.block_len[k], path, size)
+        except ValueError as exc:
+            raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
+        return np.memmap(path, dtype="<f8", mode="r", offset=block_overhead(), shape=(self.block_len[k],))
+
+    def read_block_meta(self, k: int, rank: int):
+        """``(data, stage games, seconds)`` of block ``(k, rank)``."""
+        path = self.block_path(k, rank)
+        try:
+            raw = self._get(path)
+        except FileNotFoundError:
+            raise ValueError(f"block {path} is missing: the solve did not finish; rerun gops solve with "
+                             f"--resume") from None
+        try:
+            return parse_block(raw, k, rank, self.block_len[k], path)
+        except ValueError as exc:
+            raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
+
+    def finished(self, k: int, measure=None) -> dict:
+        """``{rank: (games, seconds, measure(data))}`` of the blocks of level ``k`` present and whole.
+
+        A damaged block is reported (:func:`~.storage.notify`), removed and
+        left out, so that the solve recomputes it. ``measure`` (None when not
+        given) sees each block's data while it is read for its checksum, so a
+        resumed solve reads every finished block once.
+        """
+        out = {}
+        for rank in self.ranks(k):
+            try:
+                data, games, secs = self.read_block_meta(k, rank)
+            except ValueError as exc:
+                notify(f"{exc}".split(": rerun")[0] + "; recomputing it")
+                self._remove(self.block_path(k, rank))
+                continue
+            out[rank] = (games, secs, None if measure is None else measure(data))
+        return out
+
+    def check(self, data: bool = False) -> None:
+        """Check that every block is present and whole; ValueError naming the first that is not.
+
+        ``data=False`` reads each block's header only (its own checksum,
+        level, set and length): quick, for opening a store. ``data=True``
+        also checks every block's data checksum (reads the whole store).
+        """
+        for k in range(len(self.nsets)):
+            for rank in range(self.nsets[k]):
+                if data:
+                    self.read_block_meta(k, rank)
+                    continue
+                path = self.block_path(k, rank)
+                try:
+                    raw = self._head(path)
+                except FileNotFoundError:
+                    raise ValueError(f"block {path} is missing: rerun gops solve with --resume") from None
+                try:
+                    _check_head(raw, k, rank, self.block_len[k], path, self._size(path))
+                except ValueError as exc:
+                    raise ValueError(f"{exc}: rerun gops solve with --resume to recompute it") from None
+
+    def is_complete(self) -> bool:
+        """True once the solve wrote ``complete.json`` (every block present)."""
+        return self._exists(self._join(COMPLETE))
+
+    def complete_info(self) -> dict:
+        """The summary written when the solve finished."""
+        return json.loads(self._get(self._join(COMPLETE)).decode())
+
+    def mark_complete(self, info: dict) -> None:
+        """Write ``complete.json`` (last, atomically), once every block is on disk."""
+        if self._fs is None:
+            os.sync()
+        self._put(self._join(COMPLETE), json.dumps(info, indent=1, sort_keys=True).encode())
+
+    def unmark_complete(self) -> None:
+        """Remove ``complete.json`` (a solve is running on the store)."""
+        self._remove(self._join(COMPLETE))
+
+    def clear(self) -> None:
+        """Remove every block and the completion mark (``--restart``); only files the solver wrote."""
+        self._remove(self._join(COMPLETE))
+        for k in range(len(self.nsets)):
+            for rank in self.ranks(k):
+                self._remove(self.block_path(k, rank))
+
+    def clean_temps(self) -> None:
+        """Remove temporary files of interrupted block writes (local stores)."""
+        if self._fs is None:
+            for k in range(len(self.nsets)):
+                clean_stale_temps(self.level_dir(k))
+            clean_stale_temps(self.root)
+
+    def disk_bytes(self) -> int:
+        """Bytes the blocks take."""
+        total = 0
+        for k in range(len(self.nsets)):
+            total += len(self.ranks(k)) * (8 * self.block_len[k] + block_overhead())
+        return total
+
+    # -- file system -----------------------------------------------------------
+    def ranks(self, k: int) -> list:
+        """Ranks of the block files of level ``k`` present (not yet checked)."""
+        d = self.level_dir(k)
+        try:
+            names = self._fs[0].ls(d, detail=False) if self._fs is not None else os.listdir(d)
+        except FileNotFoundError:
+            return []
+        out = []
+        for name in names:
+            base = name.rsplit("/", 1)[-1]
+            if base.endswith(".blk") and base[:-4].isdigit():
+                out.append(int(base[:-4]))
+        return sorted(out)
+
+    def _makedirs(self, path):
+        if self._fs is not None:
+            self._fs[0].makedirs(path, exist_ok=True)
+            return
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"cannot create {path}: {exc.strerror}; choose a writable --out") from None
+
+    def _put(self, path, data: bytes, sync: bool = True):
+        if self._fs is None:
+            # no per-block path checks or temp cleaning: workers share the folders (clean_temps runs up front)
+            atomic_write(path, [data], prepare=False, sync=sync)
+            return
+        # object stores make a whole object visible at once; elsewhere rename a temporary name into place
+        fs = self._fs[0]
+        folder, base = path.rsplit("/", 1)
+        tmp = f"{folder}/{TEMP_PREFIX}{base}-{os.getpid()}{TEMP_SUFFIX}"
+        fs.pipe_file(tmp, data)
+        fs.mv(tmp, path)
+
+    def _get(self, path) -> bytes:
+        if self._fs is not None:
+            return self._fs[0].cat_file(path)
+        with open(path, "rb") as fh:
+            return fh.read()
+
+    def _head(self, path) -> bytes:
+        n = len(MAGIC) + _HEAD.size + 4
+        if self._fs is not None:
+            return self._fs[0].cat_file(path, start=0, end=n)
+        with open(path, "rb") as fh:
+            return fh.read(n)
+
+    def _size(self, path) -> int:
+        return int(self._fs[0].size(path)) if self._fs is not None else os.path.getsize(path)
+
+    def _exists(self, path) -> bool:
+        return self._fs[0].exists(path) if self._fs is not None else os.path.exists(path)
+
+    def _remove(self, path):
+        try:
+            if self._fs is not None:
+                self._fs[0].rm(path)
+            else:
+                os.unlink(path)
+        except FileNotFoundError:
+            pass

@@ -1,0 +1,356 @@
+"""What a solve (or an exact evaluation) will cost, and whether it fits, without running it.
+
+:func:`project` turns :func:`~.solution.projected_work` (stage games and
+table sizes, exact) into the figures ``gops info`` prints and the fit check
+``gops solve`` makes: memory with and without ``--out``, projected time, and
+verdicts. The front ends only print them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from gops_solver.game.rules import Rules
+
+#: solve throughput on the reference machine (2 cores), stage games solved per second
+#: (:func:`~.induction.level_solves`), by objective and tie rule. Measured at the full deck, where
+#: the games are largest and the tables no longer stay in cache, so small decks run faster:
+#: n = 13 discard/points 1,338,879,360 games in 343.15 s, the slowest of seven runs of the code of
+#: 4 December (276.35-343.15 s), and n = 13 carry/points 2,626,333,401 games solved in 1,180.09 s
+#: (3 December, late evening, games solved eight at a time in SIMD lanes; one at a time: 604 s
+#: and 1,946.7 s). Under ``win`` the figure
+#: is the low end of README's table (2.3-3.4 million with other jobs running, 5.5 million for
+#: n = 9 discard/win alone), per game built, from before the lanes (1.4 times faster kernels at
+#: n = 9 since, not measured on the full deck); the ``carry`` one builds fewer since 3 December.
+GAMES_PER_SECOND = {("points", "discard"): 3.9e6, ("points", "carry"): 2.2e6,
+                    ("win", "discard"): 2.5e6, ("win", "carry"): 2.5e6}
+
+#: interpreter and numba overhead of a solve, on top of its tables
+OVERHEAD_BYTES = 300 * 2**20
+
+#: a solve fits when what it holds stays under this share of the machine's memory
+FIT_SHARE = 0.9
+#: above this share every level held in memory at once is refused: levels go to disk (``out``)
+IN_MEMORY_SHARE = 0.6
+
+#: largest deck whose exact evaluations were measured (README): uniform at n = 10 took 4 min
+#: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
+EVAL_MEASURED_MAX_CARDS = 10
+
+#: verdicts of :meth:`Projection.solve_fit`
+FITS, NEEDS_OUT, TOO_LARGE = "fits", "needs-out", "too-large"
+
+
+def machine_memory() -> int:
+    """Physical memory of this machine in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+@dataclass
+class Projection:
+    """Projected cost of solving ``rules`` on a machine with ``machine_bytes`` of memory.
+
+    Attributes
+    ----------
+    rules : Rules
+    stage_games : int
+        Stage games of the solve, one per state, reveal and difference (exact).
+    table_bytes : int
+        All level tables (the size of the solution file's tables).
+    peak_bytes : int
+        The two largest adjacent levels: what a solve with ``out`` holds.
+    memory_bytes : int
+        ``peak_bytes`` plus overhead: the memory of a solve with ``out``.
+    in_memory_bytes : int
+        ``table_bytes`` plus overhead: the memory of a solve without ``out``.
+    seconds : float
+        Projected wall time: ``stage_solves`` at :data:`GAMES_PER_SECOND`.
+    machine_bytes : int
+    levels : list of dict
+        ``{"k", "stage_games", "stage_solves", "table_bytes"}`` per level.
+    stage_solves : int
+        Stage games the kernel builds: a game equal to one already built for
+        the same pattern, set left hidden and pot is not built again
+        (:func:`~.induction.level_solves`; fewer under the carry rule).
+    """
+
+    rules: Rules
+    stage_games: int
+    table_bytes: int
+    peak_bytes: int
+    memory_bytes: int
+    in_memory_bytes: int
+    seconds: float
+    machine_bytes: int
+    levels: list = field(default_factory=list, repr=False)
+    stage_solves: int = 0
+
+    @property
+    def table_entries(self) -> int:
+        """Float64 entries of all level tables."""
+        return self.table_bytes // 8
+
+    @property
+    def fits(self) -> bool:
+        """Whether a solve with ``out`` (two levels held) fits this machine."""
+        return self.memory_bytes <= FIT_SHARE * self.machine_bytes
+
+    @property
+    def fits_in_memory(self) -> bool:
+        """Whether a solve holding every level (no ``out``) fits this machine comfortably."""
+        return self.in_memory_bytes <= IN_MEMORY_SHARE * self.machine_bytes
+
+    def solve_fit(self, with_out: bool) -> str:
+        """The solve's fit check: :data:`FITS`, :data:`NEEDS_OUT` or :data:`TOO_LARGE`.
+
+        Counts the tables alone (a solve refuses only what cannot fit):
+        every level must stay under :data:`IN_MEMORY_SHARE` of memory unless
+        ``with_out``, and two levels under :data:`FIT_SHARE` in any case.
+        """
+        if not with_out and self.table_bytes > IN_MEMORY_SHARE * self.machine_bytes:
+            return NEEDS_OUT
+        if self.peak_bytes > FIT_SHARE * self.machine_bytes:
+            return TOO_LARGE
+        return FITS
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (the form ``gops info --json`` prints)."""
+        return {"rules": self.rules.to_dict(), "table_entries": self.table_entries,
+                "stage_games": self.stage_games, "stage_solves": self.stage_solves, "memory_bytes": self.memory_bytes,
+                "file_bytes": self.table_bytes, "projected_seconds": self.seconds,
+                "machine_memory_bytes": self.machine_bytes, "fits": self.fits, "levels": self.levels}
+
+
+def project(rules: Rules, machine_bytes: int | None = None) -> Projection:
+    """Project the cost of solving ``rules`` (see :class:`Projection`).
+
+    Parameters
+    ----------
+    rules : Rules
+    machine_bytes : int, optional
+        Memory of the machine to judge the fit on (default: this one).
+    """
+    from gops_solver.engine.solution import projected_work
+    w = projected_work(rules)
+    ram = machine_memory() if machine_bytes is None else int(machine_bytes)
+    levels = [{"k": k, "stage_games": g, "stage_solves": v, "table_bytes": b}
+              for k, (g, v, b) in enumerate(zip(w["stage_games"], w["stage_solves"], w["table_bytes"]))]
+    seconds = w["total_solves"] / GAMES_PER_SECOND[rules.objective, rules.tie]
+    return Projection(rules, w["total_games"], w["total_bytes"], w["peak_bytes"], w["peak_bytes"] + OVERHEAD_BYTES,
+                      w["total_bytes"] + OVERHEAD_BYTES, seconds, ram, levels, w["total_solves"])
+
+
+def evaluation_measured(rules: Rules) -> bool:
+    """Whether an exact evaluation of ``rules`` is within the measured sizes (:data:`EVAL_MEASURED_MAX_CARDS`)."""
+    return rules.n <= EVAL_MEASURED_MAX_CARDS
+
+
+def duration(seconds: float) -> str:
+    """A projected time as a person reads it: ``"40 s"``, ``"12 min"``, ``"2.5 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+@dataclass
+class MatchProjection:
+    """Projected cost of solving a match (session or best-of): every game held in memory.
+
+    Attributes
+    ----------
+    rules : Rules
+    games_solved : int
+        Whole games the match solve runs (one per distinct match position).
+    stage_games : int
+    memory_bytes : int
+    seconds : float
+    lower_bound : bool
+        True when replayed draws make the figures a lower bound.
+    machine_bytes : int
+    """
+
+    rules: Rules
+    games_solved: int
+    stage_games: int
+    memory_bytes: int
+    seconds: float
+    lower_bound: bool
+    machine_bytes: int
+
+    @property
+    def fits(self) -> bool:
+        """Whether every game of the match fits in this machine's memory."""
+        return self.memory_bytes <= FIT_SHARE * self.machine_bytes
+
+    def fields(self) -> dict:
+        """The figures, in the order ``gops info --match`` prints them."""
+        return {"games_solved": self.games_solved, "stage_games": self.stage_games,
+                "memory_bytes": self.memory_bytes, "projected_seconds": self.seconds,
+                "lower_bound": self.lower_bound, "machine_memory_bytes": self.machine_bytes, "fits": self.fits}
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures (the form ``gops info --match ... --json`` prints)."""
+        return {"rules": self.rules.to_dict(), **self.fields()}
+
+
+def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjection:
+    """Project the cost of solving the match ``rules`` (see :class:`MatchProjection`)."""
+    w = match_work(rules)
+    ram = machine_memory() if machine_bytes is None else int(machine_bytes)
+    return MatchProjection(rules, w["games_solved"], w["total_games"], w["total_bytes"] + OVERHEAD_BYTES,
+                           w["total_games"] / GAMES_PER_SECOND[rules.objective, rules.tie], bool(w["lower_bound"]), ram)
+
+
+# ---------------------------------------------------------------------------
+# blocked solves (gops solve --memory / --workers): blocks, disk, workers, cluster plans
+# ---------------------------------------------------------------------------
+
+#: stage games per CPU-second of ONE core solving real `win` blocks, by level k: the stage games
+#: grow with the level (k x k classes), so the rate falls. Levels 5-8: every block below one
+#: level-8 prize set of the n = 13 discard/win game (benchmarks/n13_blocks.py, 1.64, 1.11, 0.76 and
+#: 0.46 M/s, measured while other jobs loaded the machine); levels 7-9: the n = 12 discard/win
+#: solve on free cores (0.70, 0.42 and 0.26 M/s). Where both were measured, their mean.
+BLOCK_RATES = {5: 1.64e6, 6: 1.11e6, 7: 0.73e6, 8: 0.44e6, 9: 0.26e6}
+
+#: beyond level 9 the rate is extrapolated with the measured level-8 to level-9 ratio
+_RATE_STEP = 0.26 / 0.44
+
+
+def block_rate(k: int) -> float:
+    """Projected stage games per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`)."""
+    if k <= 5:
+        return BLOCK_RATES[5]
+    if k <= 9:
+        return BLOCK_RATES[k]
+    return BLOCK_RATES[9] * _RATE_STEP ** (k - 9)
+
+
+#: worker counts a cluster plan is given for
+CLUSTER_SIZES = (8, 32, 128)
+
+
+@dataclass
+class BlockPlan:
+    """What a blocked solve of ``rules`` takes (``gops info``).
+
+    Attributes
+    ----------
+    blocks : int
+        Prize-set blocks over all levels.
+    max_block_bytes, mean_block_bytes : int
+    disk_bytes : int
+        The block store (every level; the solution).
+    worker_bytes : int
+        Memory one worker needs: its largest block with the blocks it reads, plus overhead.
+    cpu_hours : float
+        Each level's stage games over its :func:`block_rate`, summed.
+    clusters : list of dict
+        ``{"workers", "seconds"}``: wall time with that many one-core
+        workers, each level waiting for the one below (its largest block
+        bounds it from below).
+    """
+
+    blocks: int
+    max_block_bytes: int
+    mean_block_bytes: int
+    disk_bytes: int
+    worker_bytes: int
+    cpu_hours: float
+    clusters: list
+
+    def to_dict(self) -> dict:
+        return {"blocks": self.blocks, "max_block_bytes": self.max_block_bytes,
+                "mean_block_bytes": self.mean_block_bytes, "disk_bytes": self.disk_bytes,
+                "worker_bytes": self.worker_bytes, "cpu_hours": self.cpu_hours, "clusters": self.clusters}
+
+
+def plan_blocks(rules: Rules, space=None) -> BlockPlan:
+    """Project a blocked solve of ``rules`` (see :class:`BlockPlan`)."""
+    from gops_solver.engine.blocked import plan_memory
+    from gops_solver.engine._blockstore import block_overhead
+    from gops_solver.engine.induction import set_work
+    from gops_solver.game.encoding import full_space
+    space = space if space is not None else full_space(rules)
+    nsets = [len(space.sets[k]) for k in range(space.kmax + 1)]
+    blen = [8 * space.size(k) // nsets[k] for k in range(space.kmax + 1)]
+    blocks = sum(nsets)
+    disk = sum(n * (b + block_overhead()) for n, b in zip(nsets, blen))
+    work = [set_work(space, k) for k in range(space.kmax + 1)]
+    games = sum(int(w.sum()) for w in work)
+    rates = [block_rate(k) for k in range(space.kmax + 1)]
+    clusters = []
+    for w in CLUSTER_SIZES:
+        secs = sum(max(float(x.sum()) / w, float(x.max())) / r for x, r in zip(work, rates))
+        clusters.append({"workers": w, "seconds": secs})
+    core_s = sum(float(x.sum()) / r for x, r in zip(work, rates))
+    return BlockPlan(blocks, max(blen), int(sum(n * b for n, b in zip(nsets, blen)) / blocks), disk,
+                     plan_memory(space)["min_bytes"] + OVERHEAD_BYTES, core_s / 3600, clusters)
+
+
+# ---------------------------------------------------------------------------
+# matches (gops info --match): a match is solved game by game and every game's tables stay in memory
+# ---------------------------------------------------------------------------
+def _space_work(space, n) -> tuple:
+    from gops_solver.engine.induction import level_work
+    games = sum(level_work(space, k) for k in range(n + 1))
+    nbytes = sum(space.size(k) * 8 for k in range(n + 1))
+    return games, nbytes
+
+
+def match_work(rules: Rules) -> dict:
+    """Stage games, memory and the number of games a match solve takes.
+
+    Parameters
+    ----------
+    rules : Rules
+        Any match format (``single`` gives one game).
+
+    Returns
+    -------
+    dict
+        ``games_solved`` (whole games solved), ``total_games`` (stage games),
+        ``total_bytes`` (every game's tables, all held in memory at the end),
+        ``lower_bound`` (True for best-of with replayed draws: each position
+        with unequal match scores is solved once per step of its fixed-point
+        search, which these figures count once).
+    """
+    import numpy as np
+
+    from gops_solver.engine.match import game_space
+    from gops_solver.game.rules import SESSION_GAMES
+    from gops_solver.engine.solution import projected_work
+    n = rules.n
+    if rules.match == "single" or (rules.match == "session" and rules.objective == "points"):
+        w = projected_work(rules)
+        return {"games_solved": 1, "total_games": w["total_games"], "total_bytes": w["total_bytes"],
+                "lower_bound": False}
+    spaces = []
+    if rules.match == "session":
+        T = rules.total
+        tlen = 3
+        for g in range(SESSION_GAMES, 0, -1):
+            # only the term's length and antisymmetry shape the space, not its values
+            spaces.append(game_space(rules, np.zeros(tlen), (g - 1) * T))
+            t = min((g - 1) * T, (SESSION_GAMES - g + 1) * T + 1)
+            tlen = 2 * t + 1
+    else:
+        N, need = rules.best_of, rules.best_of // 2 + 1
+        if rules.draw == "replay":
+            keys = [(2 * a, 2 * b) for a in range(need) for b in range(a + 1)]
+        else:
+            keys = [(a2, 2 * g - a2) for g in range(N) for a2 in range(g, 2 * g + 1)
+                    if abs(2 * a2 - 2 * g) <= 2 * (N - g)]
+        # a level match score pays -W, 0, W (mirror-symmetric tables, half the size); others not
+        level = game_space(rules, np.array([-1.0, 0.0, 1.0]), 0)
+        uneven = game_space(rules, np.array([-1.0, 0.5, 1.0]), 0)
+        spaces = [level if a2 == b2 else uneven for a2, b2 in keys]
+    games = nbytes = 0
+    for sp in spaces:
+        g, b = _space_work(sp, n)
+        games += g
+        nbytes += b
+    return {"games_solved": len(spaces), "total_games": games, "total_bytes": nbytes,
+            "lower_bound": rules.best_of > 0 and rules.draw == "replay"}

@@ -1,0 +1,200 @@
+"""Queries: a decision state -> its stage game -> value and optimal bids.
+
+:func:`query_state` reduces a state (two hands, pot, hidden prizes, score
+difference) to its hand pattern, builds that round's stage game from the
+values of level ``k - 1`` with the one builder :func:`~.tables.stage_matrix`
+(:func:`stage_matrix_of` is its Python entry point) and solves it for the
+strategies, which the tables do not store. A state the tables do not reach
+(or no tables at all) is answered by solving the sub-game below it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gops_solver.game.constants import GUARANTEE_TOL, MAX_CARDS, TOKEN_SCRATCH
+from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, StateSpace, classes, hands_to_pattern
+from gops_solver.engine.induction import run_induction
+from gops_solver.game.rules import Rules
+from gops_solver.lp.stage import StageSolveError, check_backend, solve_matrix_game
+from gops_solver.engine.tables import game_axes, level_view, stage_matrix, stage_structure
+
+@dataclass
+class QueryResult:
+    """Value and optimal bid distributions at one decision state.
+
+    Attributes
+    ----------
+    value : float
+        Value of the state for A (``points``: expected final margin including
+        ``diff``; ``win``: P(A wins) - P(B wins)).
+    strategy_a, strategy_b : dict
+        Card -> probability over each player's hand; optimal in the stage game.
+    matrix : ndarray
+        The stage game over classes of interchangeable cards.
+    classes_a, classes_b : list of list of int
+        The cards behind each row / column of ``matrix``.
+    offset : float
+        What ``value`` adds to the stage game's value (the score difference
+        under ``points``, which the tables leave out).
+    """
+
+    value: float
+    strategy_a: dict
+    strategy_b: dict
+    matrix: np.ndarray = field(repr=False)
+    state: object = field(repr=False, default=None)
+    classes_a: list = field(repr=False, default=None)
+    classes_b: list = field(repr=False, default=None)
+    offset: float = field(repr=False, default=0.0)
+
+    def payoffs_a(self) -> dict:
+        """Expected value for A of each of A's cards against B's optimal mix.
+
+        Returns
+        -------
+        dict
+            Card -> ``matrix[row of card] @ y + offset`` where ``y`` is B's
+            strategy summed over each column's cards; in the units of
+            ``value``. Every card in A's support earns ``value``.
+        """
+        y = np.array([sum(self.strategy_b[c] for c in cls) for cls in self.classes_b])
+        rows = self.matrix @ y + self.offset
+        return {c: float(rows[i]) for i, cls in enumerate(self.classes_a) for c in cls}
+
+    def value_given_up(self, card) -> float:
+        """Expected value A gives up by bidding ``card`` against B's optimal mix.
+
+        ``value - payoffs_a()[card]``: 0 for a card in an optimal strategy's
+        support, positive for a mistake. Differences within the solver's
+        guarantee tolerance are reported as 0.
+
+        Raises
+        ------
+        ValueError
+            If ``card`` is not in A's hand.
+        """
+        pay = self.payoffs_a()
+        if card not in pay:
+            raise ValueError(f"card {card} is not in A's hand {sorted(pay)}: choose one of those")
+        gap = self.value - pay[card]
+        # B's optimal mix holds every row to the value within GUARANTEE_TOL
+        return 0.0 if gap <= GUARANTEE_TOL * max(1.0, abs(self.value)) else float(gap)
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (card keys as strings)."""
+        return {"value": float(self.value),
+                "strategy_a": {str(c): float(p) for c, p in self.strategy_a.items()},
+                "strategy_b": {str(c): float(p) for c, p in self.strategy_b.items()}}
+
+
+def _class_cards(state):
+    """The pattern of ``state`` and the cards behind each of A's and B's classes."""
+    tokens, values = hands_to_pattern(state.hand_a, state.hand_b)
+    u = len(tokens)
+    tok = np.array(tokens + [0] * (TOKEN_SCRATCH - u), dtype=np.int64)
+    cls_a, cls_b = np.empty(MAX_CARDS, np.int64), np.empty(MAX_CARDS, np.int64)
+    na, nb = classes(tok, u, cls_a, cls_b)
+
+    def cards_of(pos, own):
+        run = [values[pos]]
+        q = pos + 1
+        while tokens[pos] == own and q < u and tokens[q] == own:
+            run.append(values[q])
+            q += 1
+        return run
+
+    cards_a = [cards_of(int(cls_a[i]), TOK_A) for i in range(na)]
+    cards_b = [cards_of(int(cls_b[j]), TOK_B) for j in range(nb)]
+    return tok, u, cards_a, cards_b
+
+
+def stage_matrix_of(state, space, tables, s_prev, sum_prev, ci):
+    """Stage matrix of ``state`` read from ``tables[k - 1]``, by :func:`~.tables.stage_matrix`.
+
+    Parameters
+    ----------
+    state : DecisionState
+    space : StateSpace
+        The axes ``tables`` belong to.
+    tables : list of ndarray
+        Flat level tables (arrays or mapped files); only level ``k - 1`` is read.
+    s_prev, sum_prev : int
+        Index (at level ``k - 1``) and sum of the prizes hidden after this reveal.
+    ci : int
+        Carry index: fixed order, rounds tied in a row before this one (else 0).
+
+    Returns
+    -------
+    tuple or None
+        ``(cards_a, cards_b, M)``: the cards behind each row and column and
+        the stage game over those classes (under ``points`` without the score
+        difference); None if any cell is not tabulated.
+    """
+    k = state.k
+    tok, u, cards_a, cards_b = _class_cards(state)
+    if u > space.union_cap or k - 1 > space.kmax:
+        return None
+    stage = stage_structure(tok, u, space.patterns.lut, LUT_OFF)
+    M = np.empty((stage.na, stage.nb))
+    d = state.diff if space.win else 0
+    if not stage_matrix(game_axes(space), level_view(space, tables, k - 1, [s_prev]), k, stage, state.pot, d, ci,
+                        s_prev, sum_prev, M):
+        return None
+    return cards_a, cards_b, M
+
+
+def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numba", progress=None) -> QueryResult:
+    """Solve one decision state's stage game, from stored tables or a sub-game.
+
+    When ``tables`` lack a successor (a state the full induction never
+    reaches, or no tables at all) only the sub-game below the state is solved.
+    """
+    check_backend(stage_solver)
+    k = state.k
+    found = None
+    if tables is not None:
+        if space.random_order:
+            s_prev = int(space.prize_sets.set_rank[space.prize_sets.mask(state.prizes)])
+            ci = 0  # unused: a tie carries the pot itself
+        else:
+            s_prev, ci = 0, state.carry_chain
+        found = stage_matrix_of(state, space, tables, s_prev, sum(state.prizes), ci)
+    if found is None:
+        space, tables = _subgame(rules, state, space.term if space is not None and space.win else None, progress)
+        s_prev = int(space.prize_sets.set_rank[(1 << (k - 1)) - 1]) if space.random_order else 0
+        found = stage_matrix_of(state, space, tables, s_prev, sum(state.prizes), 0)
+        if found is None:
+            raise StageSolveError("the sub-game below this state lacks a successor value; this is a bug, please report it")
+    cards_a, cards_b, M = found
+    res = solve_matrix_game(M, backend=stage_solver)
+    offset = state.diff if not space.win else 0
+    value = float(res.value) + offset
+    strat_a = _spread(cards_a, res.row, state.hand_a)
+    strat_b = _spread(cards_b, res.col, state.hand_b)
+    return QueryResult(value, strat_a, strat_b, M, state, cards_a, cards_b, float(offset))
+
+
+def _spread(class_cards, probs, hand) -> dict:
+    # interchangeable cards are equally good: share the class's probability evenly
+    out = {int(c): 0.0 for c in sorted(hand)}
+    for cards, p in zip(class_cards, probs):
+        for c in cards:
+            out[c] += float(p) / len(cards)
+    return out
+
+
+def _subgame(rules: Rules, state, term=None, progress=None):
+    """State space and tables of just the game below ``state`` (``term``: its end payoff, win only)."""
+    k = state.k
+    u0 = len(set(state.hand_a) | set(state.hand_b))
+    if rules.random_order:
+        space = StateSpace(True, rules.tie == "carry", rules.objective == "win", state.prizes, k - 1, u0,
+                           extra=state.pot, diff_reach=abs(state.diff), term=term)
+    else:
+        space = StateSpace(False, rules.tie == "carry", rules.objective == "win", (state.pot,) + state.prizes,
+                           k - 1, u0, diff_reach=abs(state.diff), term=term)
+    tables, _ = run_induction(space, progress=progress)
+    return space, tables

@@ -1,0 +1,530 @@
+"""Solution files on disk: format, checksums, atomic writes, stale temporary files.
+
+The integrity promise (README, "What is checked, and when"): a file this
+module writes is either the old one or a new one whose every byte was read
+back and checked before it took the old one's name. The file format
+(version 2)::
+
+    MAGIC (8 bytes) | header length L (8, little-endian) | header (L bytes of JSON)
+    | CRC-32 of the 16 + L bytes before it (4, little-endian) | zero padding to 4096
+    | level 0 table | level 1 table | ... (float64, little-endian)
+
+The header names every table's size and CRC-32, so its own checksum also
+vouches for the tables' checksums: changing a rule, a size or a table
+checksum in the header breaks the header checksum; changing a table breaks
+its own checksum.
+
+Temporary files are ``.gops-*.tmp`` beside the target, locked (``flock``)
+by the process writing them: a file of that name nobody holds was left by a
+killed writer and is removed by :func:`clean_stale_temps`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import mmap
+import os
+import stat
+import warnings
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+
+from gops_solver import __version__
+
+MAGIC = b"GOPSSOL\x02"
+FORMAT_VERSION = 2
+_OLD_MAGIC = b"GOPSSOL\x01"
+_ALIGN = 4096  # tables start on page boundaries so they can be mapped
+_STEP = 1 << 24  # table entries handled at a time (128 MiB), so huge tables never sit in memory twice
+TEMP_PREFIX, TEMP_SUFFIX = ".gops-", ".tmp"
+#: largest header accepted when reading (a real one is under 2 kB)
+_MAX_HEADER = 1 << 20
+
+
+class IntegrityWarning(UserWarning):
+    """Something on disk was repaired or removed: a stale temporary file, a damaged checkpoint."""
+
+
+def notify(message: str) -> None:
+    """Tell the user, in one line, what was repaired or removed (the CLI prints it on stderr)."""
+    warnings.warn(message, IntegrityWarning, stacklevel=2)
+
+
+def release_mapped(piece) -> None:
+    """Unmap the pages of ``piece`` from this process if it is a read-only mapped file; else nothing.
+
+    A pass over a mapped table (a checksum, a copy into a new file) would
+    otherwise leave every page it read resident in this process: writing
+    the solution file of n = 13 carry/points from its checkpoints showed
+    as 23.7 GB of peak resident memory. ``MADV_DONTNEED`` on a read-only
+    shared mapping of a file only drops this process's page-table entries;
+    the data stay in the file and the page cache, and a later read maps
+    them again. Arrays in memory and mappings that can be written are left
+    alone: on an array or a copy-on-write mapping it would discard data.
+    """
+    mm = getattr(piece, "_mmap", None)
+    if mm is None or not isinstance(piece, np.memmap) or piece.mode != "r" or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    base = np.frombuffer(mm, dtype=np.uint8).ctypes.data
+    lo = piece.ctypes.data - base
+    hi = lo + piece.nbytes
+    lo = max(0, lo - lo % mmap.PAGESIZE)
+    hi = min(len(mm), hi + (-hi) % mmap.PAGESIZE)
+    if hi > lo:
+        mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
+def _pieces(flat, dtype=None):
+    """``flat`` (one-dimensional) in contiguous slices of at most ``_STEP`` entries, each unmapped once used."""
+    for i in range(0, len(flat), _STEP):
+        piece = flat[i:i + _STEP]
+        yield np.ascontiguousarray(piece, dtype=dtype)
+        release_mapped(piece)
+
+
+def crc32(table) -> int:
+    """CRC-32 of a float64 table's bytes, read in chunks (tables may be mapped, larger than memory)."""
+    crc = 0
+    for piece in _pieces(table, np.float64):
+        crc = zlib.crc32(memoryview(piece).cast("B"), crc)
+    return crc
+
+
+def _raw_crc32(flat) -> int:
+    """CRC-32 of a flat array's bytes as stored, in chunks (equals :func:`crc32` for float64)."""
+    crc = 0
+    for piece in _pieces(flat):
+        crc = zlib.crc32(memoryview(piece).cast("B"), crc)
+    return crc
+
+
+def file_mode() -> int:
+    """Permission bits a new file gets under the process umask (0644 with the usual 022)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def check_out_path(path, checkpoints: bool = False) -> None:
+    """Fail early, before a long solve, if ``path`` cannot be written.
+
+    Parameters
+    ----------
+    path : path-like
+    checkpoints : bool
+        Also check that ``path + ".ckpt"`` can be a checkpoint folder.
+
+    Raises
+    ------
+    ValueError
+        The path is empty, a folder or not a regular file, its folder is
+        missing or not writable, or (``checkpoints``) the checkpoint folder's
+        name is taken by a file or too long.
+    """
+    path = os.fspath(path)
+    if not path:
+        raise ValueError("the output path is empty: give a file name, e.g. --out game.gops")
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path}: it is a folder; give a file name (or add --memory SIZE to solve "
+                         f"into a block-store folder)")
+    if not os.path.isdir(folder):
+        raise ValueError(f"cannot write {path}: folder {folder} does not exist; create it or choose another path")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"cannot write {path}: folder {folder} is not writable; choose another path")
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise ValueError(f"cannot write {path}: it exists and is not a regular file; choose another path")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"cannot write {path}: the file is read-only; choose another path")
+    try:
+        name_max = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    base = os.path.basename(path)
+    longest = base + ".ckpt" if checkpoints else base
+    if len(longest.encode()) > name_max:
+        raise ValueError(f"cannot write {path}: the name{' with its .ckpt checkpoint folder' if checkpoints else ''} "
+                         f"is longer than {name_max} bytes; choose a name of at most "
+                         f"{name_max - (5 if checkpoints else 0)} bytes")
+    if checkpoints and os.path.lexists(path + ".ckpt") and not os.path.isdir(path + ".ckpt"):
+        raise ValueError(f"cannot write {path}: {path}.ckpt exists and is not a folder, but the solve keeps its "
+                         f"checkpoints there; move that file or choose another --out")
+    # a folder we may write that does not take files (e.g. /proc): find out now, not after the solve
+    try:
+        fd, tmp = _new_temp(folder)
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {why(exc)}; choose another location") from None
+    os.close(fd)
+    _unlink(tmp)
+
+
+def _new_temp(folder):
+    """Create and lock a fresh ``.gops-*.tmp`` in ``folder``: ``(fd, path)``."""
+    import tempfile
+    while True:
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        # a cleaner may have taken it for stale between its creation and our lock: then make another
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(tmp))
+        except OSError:
+            same = False
+        if same:
+            os.fchmod(fd, file_mode())  # mkstemp makes 0600; a saved solution is meant to be shared
+            return fd, tmp
+        os.close(fd)
+
+
+def clean_stale_temps(folder) -> list:
+    """Remove ``.gops-*.tmp`` files in ``folder`` that no running writer holds.
+
+    Returns
+    -------
+    list of str
+        The paths removed (each also reported by :func:`notify`).
+    """
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)):
+            continue
+        p = os.path.join(folder, name)
+        try:
+            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live writer holds it
+            size = os.fstat(fd).st_size
+            os.unlink(p)
+            removed.append(p)
+            notify(f"removed {p} ({size / 1e6:.1f} MB), a temporary file left by an interrupted write")
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = True,
+                 fix: str = "free space or choose a writable location", name: str = "") -> None:
+    """Write ``path`` from ``parts`` so that it is always either the old file or the whole new one.
+
+    The data go to a locked temporary file beside ``path``, are flushed to
+    disk (``fsync``), checked by ``check(temporary path)`` when given, and
+    only then renamed over ``path``; the folder is synced so the rename
+    survives a crash. On any failure (a full disk, a signal) the temporary
+    file is removed and ``path`` is untouched.
+
+    Parameters
+    ----------
+    path : path-like
+    parts : iterable of bytes or ndarray
+    check : callable, optional
+        Raises ``ValueError`` if the written temporary file is not right.
+    prepare : bool
+        First check the path (:func:`check_out_path`) and remove stale
+        temporary files beside it. Writers that share a folder (the blocks
+        of a store, written by many workers) check and clean once, up front.
+    sync : bool
+        Flush the file and its folder to disk. Block stores skip it per block
+        (each block carries its own checksum, so one lost in a power cut is
+        found and recomputed) and sync once before marking a solve complete.
+    fix : str
+        What the error message tells the user to do when the write fails.
+    name : str
+        What the file is, for that message (``"checkpoint"``).
+
+    Raises
+    ------
+    ValueError
+        The file cannot be written (the message names it and the cause).
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if prepare:
+        check_out_path(path)
+        clean_stale_temps(folder)
+    try:
+        fd, tmp = _new_temp(folder)
+    except OSError as exc:
+        raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            for part in parts:
+                fh.write(part if isinstance(part, bytes) else memoryview(part).cast("B"))
+            fh.flush()
+            if sync:
+                os.fsync(fh.fileno())
+        if check is not None:
+            check(tmp)
+        os.replace(tmp, path)
+        if sync:
+            _sync_folder(folder)
+    except OSError as exc:
+        _unlink(tmp)
+        raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _sync_folder(folder) -> None:
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def why(exc: OSError) -> str:
+    """The cause of a failed write in words (numpy's short writes carry no errno)."""
+    return exc.strerror or f"the write was cut short ({exc}): the disk is full or a file size limit was reached"
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+class FileKind(NamedTuple):
+    """What sets one family of table files apart; the layout and its checks are shared.
+
+    Solution files (this module), variant files (:mod:`~.variants.solution`)
+    and 3-4 player files (:mod:`~.multi.storage`) are all ``MAGIC | header
+    length | JSON header | header CRC-32 | zero padding to 4096 | tables``.
+    """
+
+    magic: bytes
+    version: int
+    #: how messages call such a file ("gops solution file")
+    what: str
+    #: the command that writes one ("gops solve --out")
+    writer: str
+    #: ``(magic, message)`` of an older format this gops no longer reads
+    old: tuple = ()
+    #: what one table holds, for messages ("level": table k is level k)
+    table: str = "level"
+
+
+SOLUTION = FileKind(MAGIC, FORMAT_VERSION, "gops solution file", "gops solve --out",
+                    (_OLD_MAGIC, f"has format 1 (written by gops 0.1 without a header checksum); this gops reads "
+                                 f"format {FORMAT_VERSION}"))
+
+
+def header_bytes(header: dict, kind: FileKind = SOLUTION) -> bytes:
+    """MAGIC, length, JSON header and its CRC-32, padded to the table alignment."""
+    blob = json.dumps(header, allow_nan=False).encode()
+    head = kind.magic + len(blob).to_bytes(8, "little") + blob
+    head += zlib.crc32(head).to_bytes(4, "little")
+    return head + b"\0" * (-len(head) % _ALIGN)
+
+
+def table_parts(head: bytes, tables):
+    """The bytes of a table file: its header, then each table flattened, in slices of at most ``_STEP`` entries."""
+    yield head
+    for t in tables:
+        # reshape keeps a np.memmap a memmap (np.asarray would not), so _pieces can unmap its slices
+        flat = t.reshape(-1) if isinstance(t, np.ndarray) else np.asarray(t).reshape(-1)
+        yield from _pieces(flat, flat.dtype.newbyteorder("<"))
+
+
+def has_magic(path, kind: FileKind) -> bool:
+    """True when ``path`` is a regular file that starts with ``kind``'s magic (this format or an older one).
+
+    Anything else (a FIFO, a device, a folder) is left to the classic loader,
+    which refuses it in one line: opening a FIFO here would wait for a writer.
+    """
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read(len(kind.magic)) in (kind.magic, *kind.old[:1])
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def open_table_file(path, name):
+    """Open ``path`` for reading, refusing in one line what is missing or not a regular file.
+
+    Yields ``(fh, size in bytes)``.
+    """
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it just below
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ValueError(f"cannot read solution {name}: {exc.strerror}; give the file written by gops solve --out") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"cannot read solution {name}: it is not a regular file; give the file written by "
+                             f"gops solve --out")
+        os.set_blocking(fd, True)
+        yield fh, os.fstat(fd).st_size
+
+
+def _classic_tables(header) -> None:
+    for t in header["tables"]:
+        if not (isinstance(t["size"], int) and isinstance(t["crc32"], int) and t["size"] >= 0):
+            raise TypeError
+
+
+def read_header(fh, name, kind: FileKind = SOLUTION, validate=_classic_tables) -> tuple:
+    """``(header, start of the first table)`` of an open table file; ValueError naming ``name`` if damaged.
+
+    ``validate(header)`` raises ``ValueError``, ``KeyError`` or ``TypeError``
+    when fields the caller needs are missing or of the wrong type.
+    """
+    again = f"solve again with {kind.writer}"
+    magic = fh.read(len(kind.magic))
+    if kind.old and magic == kind.old[0]:
+        raise ValueError(f"{name} {kind.old[1]}: {again}")
+    if magic != kind.magic:
+        raise ValueError(f"{name} is not a {kind.what}: write one with {kind.writer}")
+    raw_size = fh.read(8)
+    size = int.from_bytes(raw_size, "little")
+    if len(raw_size) < 8 or size > _MAX_HEADER:
+        raise ValueError(f"{name} is corrupted (header length {size} is impossible): {again}")
+    blob = fh.read(size)
+    stored = fh.read(4)
+    if len(blob) < size or len(stored) < 4:
+        raise ValueError(f"{name} is truncated (in its header): {again}")
+    if zlib.crc32(magic + raw_size + blob) != int.from_bytes(stored, "little"):
+        raise ValueError(f"{name} is corrupted (header checksum fails): {again}")
+    try:
+        header = json.loads(blob.decode())
+        if not isinstance(header, dict):
+            raise TypeError
+        validate(header)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        # the checksum passed: a writer produced this, a bug rather than damage
+        raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
+    if header.get("format") != kind.version:
+        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {kind.version}: "
+                         f"solve again")
+    start = len(magic) + 8 + size + 4
+    pad = -start % _ALIGN
+    padding = fh.read(pad)
+    if len(padding) < pad:
+        raise ValueError(f"{name} is truncated (before its first table): {again}")
+    if padding.count(0) != pad:
+        raise ValueError(f"{name} is corrupted (nonzero bytes between header and tables): solve again")
+    return header, start + pad
+
+
+def map_tables(path, name, start: int, actual: int, specs, check: bool, kind: FileKind = SOLUTION) -> list:
+    """Map the tables of a table file read-only, after checking its length; each checksum when ``check``.
+
+    ``specs`` lists ``(shape, dtype, crc32)`` of each table in file order.
+    """
+    total = start + sum(int(np.prod(shape)) * np.dtype(dt).itemsize for shape, dt, _ in specs)
+    if actual < total:
+        raise ValueError(f"{name} is truncated ({actual:,} of {total:,} bytes): solve again with {kind.writer}")
+    if actual > total:
+        raise ValueError(f"{name} is corrupted (unexpected length): solve again")
+    tables, offset = [], start
+    for k, (shape, dt, crc) in enumerate(specs):
+        dt = np.dtype(dt).newbyteorder("<")
+        count = int(np.prod(shape))
+        a = np.memmap(path, dtype=dt, mode="r", offset=offset, shape=shape) if count else np.zeros(shape, dt)
+        if check and _raw_crc32(a.reshape(-1)) != crc:
+            raise ValueError(f"{name} is corrupted (checksum of {kind.table} {k} fails): solve again")
+        tables.append(a)
+        offset += count * dt.itemsize
+    return tables
+
+
+def write_solution(path, rules, tables, stage_games, seconds, stage_solver, states, expected_crcs=None,
+                   seconds_this_run=None, extra=None) -> None:
+    """Write a solution file atomically from level tables (arrays or mapped files).
+
+    Parameters
+    ----------
+    expected_crcs : list of int or None, optional
+        The checksum each table had when it was computed (a checkpoint's):
+        a table that reads differently now is refused, not written.
+    seconds_this_run : float, optional
+        Time of the run that writes the file, when it resumed an earlier one
+        (``seconds`` is the total of all runs).
+    extra : dict, optional
+        More header fields (a match's games: ``match_games``).
+
+    Raises
+    ------
+    ValueError
+        The path cannot be written, a table changed since it was computed, or
+        the written file does not read back identically.
+    """
+    path = os.fspath(path)
+    crcs = []
+    for k, t in enumerate(tables):
+        c = crc32(t)
+        if expected_crcs is not None and expected_crcs[k] is not None and c != expected_crcs[k]:
+            raise ValueError(f"checkpoint of level {k} changed after it was written (checksum fails); {path} "
+                             f"was not touched: rerun with --resume to recompute it")
+        crcs.append(c)
+    header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": rules.to_dict(),
+              "stage_games": int(stage_games), "seconds": float(seconds), "stage_solver": stage_solver,
+              "states": int(states), "tables": [{"size": int(len(t)), "crc32": c} for t, c in zip(tables, crcs)]}
+    if seconds_this_run is not None:
+        header["seconds_this_run"] = float(seconds_this_run)
+    header.update(extra or {})
+    head = header_bytes(header)
+
+    def check(tmp):
+        got, _ = read_solution(tmp, check=True, name=path)
+        if [t["crc32"] for t in got["tables"]] != crcs:
+            raise ValueError(f"{path} was not written: the new file did not read back as written")
+
+    atomic_write(path, table_parts(head, tables), check)
+
+
+def read_solution(path, check: bool = True, name=None) -> tuple:
+    """The header and the tables (mapped, not read) of a solution file.
+
+    Parameters
+    ----------
+    path : path-like
+    check : bool
+        Verify every table's checksum (reads the whole file once).
+    name : str, optional
+        How messages name the file (default: ``path``).
+
+    Returns
+    -------
+    header : dict
+    tables : list of ndarray
+        Read-only, mapped from the file.
+
+    Raises
+    ------
+    ValueError
+        Missing, not a regular file, truncated or corrupted.
+    """
+    path = os.fspath(path)
+    name = name or path
+    with open_table_file(path, name) as (fh, actual):
+        header, start = read_header(fh, name)
+    specs = [((t["size"],), "<f8", t["crc32"]) for t in header["tables"]]
+    return header, map_tables(path, name, start, actual, specs, check)
