@@ -177,7 +177,7 @@ def test_ctrl_c_stops_a_long_simulation_quickly():
 
 def test_simulation_chunks_are_one_stream(monkeypatch):
     """Chunking changes nothing: the same games, the same figures, as one long run."""
-    from gops_solver import simulate as ev
+    import gops_solver.analysis.simulate as ev
     rules = Rules(5, "carry", "points")
     one = ev.simulate("uniform", "match", rules, 5000, seed=9).to_dict()
     monkeypatch.setattr(ev, "_SIM_CHUNK", 777)
@@ -211,7 +211,7 @@ main()
 
 
 @pytest.mark.parametrize("exc, code, word", [("KeyboardInterrupt", 130, "interrupted"),
-                                             ("__import__('gops_solver.cli.signals').signals.Terminated", 143,
+                                             ("__import__('gops_solver.cli.signals').cli.signals.Terminated", 143,
                                               "terminated")])
 def test_an_interrupt_wrapped_by_an_import_is_one_line(exc, code, word):
     p = subprocess.run([sys.executable, "-c", WRAPPED.format(exc=exc)], capture_output=True, text=True,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numba import njit, prange
 
-from gops_solver import stage
+from gops_solver.lp import stage
 from gops_solver.lp.stage import (
     STAGE_ITER_LIMIT,
     STAGE_NOT_OPTIMAL,

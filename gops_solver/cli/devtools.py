@@ -13,7 +13,7 @@ import argparse
 import os
 import sys
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # gops_solver/, above cli/
 _SUFFIXES = (".nbi", ".nbc")
 
 
