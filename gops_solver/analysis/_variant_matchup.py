@@ -2,7 +2,7 @@
 
 A state is ``(hand_a, hand_b, pile, row, carry, diff)`` over actual cards
 (sorted tuples; a fixed order keeps the pile in reveal order). A round fills
-the row from the pile (RULES.md "Variants of 002"), both seats bid (a
+the row from the pile (docs/rules.md "Variants of 002"), both seats bid (a
 distribution over the bids of their hand, as the solution's ``query``
 keys them), the larger total takes the carried pot and a prize of the
 winner's choice, a tie moves the lowest prize out of the row (into the pot

@@ -1,13 +1,13 @@
 """Playing Goofspiel against the equilibrium: game state, scoring and the opponent.
 
-The rules of a round are those of RULES.md ("A round", "Tie rules"): the pot
+The rules of a round are those of docs/rules.md ("A round", "Tie rules"): the pot
 is the revealed prize plus whatever ties carried; the higher bid takes it;
 a tie carries it (``carry``, except in the last round, where it is
 discarded) or discards it (``discard``). :class:`Game` applies them and
 keeps the record a person sees; :class:`Opponent` answers, for any decision
 state, the equilibrium (value, both strategies, the stage matrix) and draws
 B's bid from it. :class:`Match` keeps the score between the games of a
-match (RULES.md "Match formats"). ``gops play`` (cli.py) only reads bids and
+match (docs/rules.md "Match formats"). ``gops play`` (cli.py) only reads bids and
 prints.
 """
 
@@ -189,7 +189,7 @@ def deal(rules: Rules, rng: np.random.Generator) -> Game:
 
 @dataclass
 class Match:
-    """The score between the games of a match, and when it ends (RULES.md "Match formats").
+    """The score between the games of a match, and when it ends (docs/rules.md "Match formats").
 
     - ``single``: one game.
     - ``session``: 3 games; the totals are summed and the larger cumulative

@@ -97,7 +97,7 @@ def _vec(values) -> str:
 
 @click.group()
 def multi():
-    """Three- and four-player games (RULES.md "Three and four players")."""
+    """Three- and four-player games (docs/rules.md "Three and four players")."""
 
 
 def _failures(f):

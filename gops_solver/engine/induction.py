@@ -6,7 +6,7 @@ score difference ``d - dmax[k]`` (``win`` only; under ``points`` values are
 additive in the difference, so the table stores the future margin alone).
 Level k is computed from level k - 1 only: each entry averages, over the
 prize revealed next, the value of that round's stage game, whose entries are
-level k - 1 values (RULES.md, "States, values and strategies").
+level k - 1 values (docs/rules.md, "States, values and strategies").
 
 Tables are flat and hold canonical patterns only (``swap[h] >= h``, see
 :class:`~.encoding.Layout`): exchanging the players negates the value and the

@@ -1,4 +1,4 @@
-"""Match formats (RULES.md "Match formats"): each game is solved with what its end is worth to the match.
+"""Match formats (docs/rules.md "Match formats"): each game is solved with what its end is worth to the match.
 
 A game's end payoff is a function of its final score difference d (see
 ``term`` in :class:`~.encoding.StateSpace`); a match is a chain of games

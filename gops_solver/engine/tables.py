@@ -442,7 +442,7 @@ def stage_matrix(game, prev, k, stage, pot, d, ci, s_prev, sum_prev, M):
     carry), score difference ``d`` (``win``; ignored under ``points``,
     whose tables leave it out), carry index ``ci`` (fixed order: rounds tied
     in a row before this one), and the prizes still hidden after the reveal:
-    set ``s_prev`` of level ``k - 1``, summing to ``sum_prev``. RULES.md,
+    set ``s_prev`` of level ``k - 1``, summing to ``sum_prev``. docs/rules.md,
     "States, values and strategies": entry ``(a, b)`` is what A gains this
     round plus the value of the state after A bids from class ``a`` and B
     from class ``b``.

@@ -90,7 +90,7 @@ def _verify_kernel(game, level, prev, slots, R_k, resid_out, value_out, exploit_
             continue
         if sym and d == 0:
             value_out[i] = 0.0
-            resid_out[i] = abs(stored)  # symmetric position: value 0 (RULES.md)
+            resid_out[i] = abs(stored)  # symmetric position: value 0 (docs/rules.md)
             continue
         stage = stage_structure(tokens, u, game.lut, game.lut_off)
         na, nb = stage.na, stage.nb

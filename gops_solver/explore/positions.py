@@ -1,7 +1,7 @@
 """What the explorer shows about a position, built from the public query API.
 
 No web code here: the default position of a rule set, the successor of a
-position after both bids and the next prize (RULES.md, "The game" and "Tie
+position after both bids and the next prize (docs/rules.md, "The game" and "Tie
 rules"), the stage matrix spread over single cards, and the first-round table.
 """
 
@@ -73,7 +73,7 @@ def step(rules: Rules, state, bid_a, bid_b, next_prize=None) -> dict:
     outcome = "A" if a > b else ("B" if b > a else "tie")
     diff += pot if a > b else (-pot if b > a else 0)
     last = state.k == 1
-    # carry: a tie keeps the pot for the next prize, except in the last round (RULES.md)
+    # carry: a tie keeps the pot for the next prize, except in the last round (docs/rules.md)
     carried = pot if outcome == "tie" and rules.tie == "carry" and not last else 0
     out = {"outcome": outcome, "taken": 0 if outcome == "tie" else pot, "carried": carried}
     if last:

@@ -1,6 +1,6 @@
 """Parsing and printing cards: the one place that knows A, J, Q, K.
 
-Card values are 1..n with A = 1, J = 11, Q = 12, K = 13 (RULES.md).
+Card values are 1..n with A = 1, J = 11, Q = 12, K = 13 (docs/rules.md).
 """
 
 from __future__ import annotations

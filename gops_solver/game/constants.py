@@ -6,7 +6,7 @@ these names; no module writes the numbers itself.
 
 # -- sizes ----------------------------------------------------------------------
 
-#: Cards in the full game (RULES.md): the largest deck, hand, number of
+#: Cards in the full game (docs/rules.md): the largest deck, hand, number of
 #: classes of a stage game, and width of a hand or prize-set bitmask.
 MAX_CARDS = 13
 
@@ -16,7 +16,7 @@ TOKEN_SCRATCH = 16
 
 # -- tolerances -----------------------------------------------------------------
 
-#: Two game values closer than this are equal (the contract of RULES.md).
+#: Two game values closer than this are equal (the contract of docs/rules.md).
 VALUE_TOL = 1e-9
 
 #: Pivoting threshold of the stage-game simplex: entries smaller than this

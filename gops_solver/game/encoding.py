@@ -6,7 +6,7 @@ card order, one token per distinct value::
     0 = only A holds it,  1 = only B holds it,  2 = both hold it.
 
 Every comparison of bids depends only on this order, so all pairs of hands
-with the same pattern share one value (RULES.md: only "higher bid wins"
+with the same pattern share one value (docs/rules.md: only "higher bid wins"
 matters). A pattern of length ``u`` is the base-3 number
 ``code = sum(token[i] * 3**i)``, lowest card first; ``lut[off[u] + code]`` is
 its index within its *level* (hand size ``k``).

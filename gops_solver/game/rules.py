@@ -1,4 +1,4 @@
-"""Rules: the validated description of one Goofspiel game (RULES.md)."""
+"""Rules: the validated description of one Goofspiel game (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -50,16 +50,16 @@ class Rules:
         scores after N games draw the match).
     bid_cards : {1, 2}
         Cards each player bids per round; 2: the sum of a pair bids
-        (RULES.md "Two-card bids").
+        (docs/rules.md "Two-card bids").
     open_prizes : int
-        Prizes face up in the row, 1..n; 1 is the classic game (RULES.md
+        Prizes face up in the row, 1..n; 1 is the classic game (docs/rules.md
         "Open prizes").
     tiebreak : {"share", "extra-game", "total-score"}
         How a best-of match that ends level (``draw="half"``) is settled
-        (RULES.md "Match tiebreak"); anything but ``share`` needs a best-of
+        (docs/rules.md "Match tiebreak"); anything but ``share`` needs a best-of
         match with ``draw="half"``.
     players : {2, 3, 4}
-        Players at the table (RULES.md "Three and four players"); 3 and 4
+        Players at the table (docs/rules.md "Three and four players"); 3 and 4
         are solved by :mod:`gops_solver.multi` (single games only).
 
     Raises
@@ -147,7 +147,7 @@ class Rules:
         self._check_variants()
 
     def _check_variants(self):
-        """Validate ``bid_cards``, ``open_prizes`` and ``tiebreak`` (RULES.md "Variants of 002")."""
+        """Validate ``bid_cards``, ``open_prizes`` and ``tiebreak`` (docs/rules.md "Variants of 002")."""
         bid = self.bid_cards
         if isinstance(bid, bool) or str(bid).strip() not in ("1", "2"):
             raise ValueError(f"bid_cards={bid!r} is not allowed: each player bids 1 or 2 cards a round")
@@ -240,7 +240,7 @@ class Rules:
 
 @dataclass(frozen=True)
 class DecisionState:
-    """A validated decision state (RULES.md "States, values and strategies").
+    """A validated decision state (docs/rules.md "States, values and strategies").
 
     ``prizes`` lists the hidden prizes in reveal order for a fixed order and
     sorted for a random one; ``carry_chain`` (fixed order only) is how many

@@ -1,4 +1,4 @@
-"""Three- and four-player Goofspiel (RULES.md "Three and four players").
+"""Three- and four-player Goofspiel (docs/rules.md "Three and four players").
 
 Two solution concepts from every decision state: each player's exact
 security value (player vs the coalition of all others, zero-sum) and a

@@ -4,7 +4,7 @@ A stage game is a payoff tensor ``U`` of shape ``(m, k, ..., k)``:
 ``U[i, b_0, ..., b_{m-1}]`` is player ``i``'s expected payoff (continuation
 included) when player ``j`` bids their ``b_j``-th lowest card.
 
-Selection rule (reproducible; RULES.md asks for a stated one), applied to
+Selection rule (reproducible; docs/rules.md asks for a stated one), applied to
 the stage game of the *canonical* state (players in canonical order, see
 :mod:`.state`):
 

@@ -1,7 +1,7 @@
 """Level-by-level solve of the 3- and 4-player ``points`` games (integer-indexed tables).
 
 Under ``points`` a player's value is their score plus a continuation that
-does not depend on the scores (RULES.md: each player's payoff is their own
+does not depend on the scores (docs/rules.md: each player's payoff is their own
 final score), so a decision state is (hand pattern, hidden prizes, pot):
 
 * **patterns** of hand size ``k``: the hands as rank masks (only the order

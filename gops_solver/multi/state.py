@@ -1,6 +1,6 @@
 """Decision states of the 3- and 4-player games: validation and canonical keys.
 
-A decision state (RULES.md "Three and four players") is one hand per player
+A decision state (docs/rules.md "Three and four players") is one hand per player
 (equal sizes), the pot, the hidden prizes and the scores so far.
 
 Two reductions make states share their values:

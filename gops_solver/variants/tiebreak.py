@@ -1,4 +1,4 @@
-"""Best-of matches settled by a tiebreak (RULES.md "Match tiebreak").
+"""Best-of matches settled by a tiebreak (docs/rules.md "Match tiebreak").
 
 A best-of-N match with drawn games counted half (``draw="half"``) can end
 level, N/2 games each. ``share`` (the match module's rule) calls that a
