@@ -132,7 +132,7 @@ class MultiSolution(GameSolution):
         raise ValueError(f"export (to_frame) is not defined for {self.rules.players} players: it covers "
                          f"two-player games; query(hands, pot, prizes, scores) answers one state")
 
-    def query(self, hands, pot, prizes=(), scores=None, **where) -> MultiQuery:
+    def query(self, hands, pot, prizes=(), scores=None, *rest, **where) -> MultiQuery:
         """Security values, equilibrium values and strategies at a decision state.
 
         Parameters
@@ -156,7 +156,7 @@ class MultiSolution(GameSolution):
             If the state cannot occur under the rules (one line).
         """
         two_hands = not isinstance(pot, (int, np.integer, str)) or isinstance(pot, bool)
-        if where or two_hands:
+        if where or rest or two_hands:
             raise self._two_player("query(hand_a, hand_b, pot, prizes, diff, ...)")
         return self.answer(validate_multi_state(self.rules, hands, pot, prizes, scores))
 
@@ -181,7 +181,7 @@ class MultiSolution(GameSolution):
             strategies[i] = {c: float(p) for c, p in zip(state.hands[i], found.strategies[j])}
         return MultiQuery(security, values, strategies, float(found.gain), found.method, state)
 
-    def verify(self, backend="highs") -> dict:
+    def verify(self, backend="highs", **two_player) -> dict:
         """Recompute every stored state from its successors.
 
         Each player-vs-coalition game is re-solved (by HiGHS unless
@@ -200,6 +200,10 @@ class MultiSolution(GameSolution):
             selection rule may pick an asymmetric equilibrium of a symmetric
             stage game, see docs/multiplayer.md).
         """
+        if two_player:
+            raise ValueError(f"verify({', '.join(sorted(two_player))}) is the two-player form, not defined for "
+                             f"{self.rules.players} players: verify() re-solves every state "
+                             f"(gops verify --players {self.rules.players} --solution FILE)")
         ind = self.induction
         checker = Induction(self.rules, stage_solver=backend)
         checker.table = ind.table  # successors are read from the stored table
