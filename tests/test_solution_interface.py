@@ -149,21 +149,27 @@ def test_evaluate_and_simulate_take_the_variants(solved):
         evaluate(object(), TWO_PLAYER["two-card"], solution=solved["two-card"])
 
 
-def test_old_container_formats_still_load(solved, tmp_path):
-    """Files written before the container (classic format 2, variant format 2) read as before."""
+def test_old_container_formats_still_load(solved, three, tmp_path):
+    """Files written before the container (classic format 2, variant format 2, 3-4 players format 1) still load."""
     import json
-    for name, magic in (("classic", b"GOPSSOL\x02"), ("two-card", b"GOPSVAR\x02")):
-        sol = solved[name]
+    for name, magic in (("classic", b"GOPSSOL\x02"), ("two-card", b"GOPSVAR\x02"), ("multi", b"GOPSMUL\x01")):
+        sol = three if name == "multi" else solved[name]
         path = tmp_path / f"{name}.gops"
         sol.save(path)
         raw = path.read_bytes()
         size = int.from_bytes(raw[8:16], "little")
         header = json.loads(raw[16:16 + size])
-        header["format"] = 2
+        header["format"] = 1 if name == "multi" else 2
         del header["kind"]
+        if name == "multi":  # its layout was called kind then
+            header["kind"] = header.pop("layout")
         from gops_solver.engine.storage import header_bytes
         start = 20 + size + (-(20 + size) % 4096)
         head = header_bytes(header, magic=magic)
         path.write_bytes(head + raw[start:])
         back = gops.load(path)
-        assert type(back) is type(sol) and back.value == sol.value
+        assert type(back) is type(sol) and back.rules == sol.rules
+        if name == "multi":
+            assert back.security == sol.security and back.values == sol.values
+        else:
+            assert back.value == sol.value
