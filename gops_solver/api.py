@@ -48,8 +48,13 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
 
     Returns
     -------
-    Solution
-        (a :class:`~gops_solver.multi.MultiSolution` when ``rules.players`` is 3 or 4)
+    GameSolution
+        Every engine's solution answers the same calls
+        (:class:`~gops_solver.engine.base.GameSolution`): a
+        :class:`~gops_solver.engine.solution.Solution` (classic games and
+        matches), a :class:`~gops_solver.variants.solution.VariantSolution`
+        (two-card bids, open prizes) or a
+        :class:`~gops_solver.multi.MultiSolution` (3 and 4 players).
     """
     if not isinstance(rules, Rules):
         raise TypeError("solve() takes a Rules object: solve(Rules(n=8))")
@@ -78,8 +83,10 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
 def load(path, rules: Rules | None = None, check: bool = True):
     """Open any solution written by ``gops solve --out`` or a solution's ``save``.
 
-    Classic files and block stores, variant files and 3-4 player files are
-    told apart by their header; the tables are mapped, not read.
+    Every solution file is one container whose header names its kind
+    (classic game or match, variant, 3-4 players); block stores are folders.
+    The result answers the calls of :class:`~gops_solver.engine.base.GameSolution`
+    whatever its kind; the tables are mapped, not read.
 
     Parameters
     ----------
@@ -99,12 +106,14 @@ def load(path, rules: Rules | None = None, check: bool = True):
     if rules is not None and not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules object, e.g. load(path, rules=Rules(n=6)), not {type(rules).__name__}")
     path = os.fspath(path)
-    from gops_solver.variants.solution import is_variant_file, load_variant
-    if is_variant_file(path):
+    from gops_solver.engine.storage import container_kind
+    kind = container_kind(path)  # the header's kind (files before the container: their magic)
+    if kind == "variant":
+        from gops_solver.variants.solution import load_variant
         return load_variant(path, rules, check)
-    from gops_solver.multi.storage import is_multi_file
-    if is_multi_file(path):
+    if kind == "multi":
         from gops_solver.multi.solution import load_multi
         return load_multi(path, rules, check)
-    from gops_solver.engine.solution import load_classic
-    return load_classic(path, rules, check)
+    # classic files and matches, block stores, and anything else, which the classic loader refuses in one line
+    from gops_solver.variants.tiebreak import load_tiebreak
+    return load_tiebreak(path, rules, check)

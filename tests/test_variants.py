@@ -117,10 +117,16 @@ def test_defaults_are_the_classic_game():
     assert not isinstance(solve(r), VariantSolution)
 
 
-def test_open_prizes_one_is_classic_and_row_refused():
+def test_open_prizes_one_takes_the_revealed_prize_as_its_row():
+    # one open prize: row=[r] names the revealed prize and pot is the carried pot, as with open prizes
     sol = solve(Rules(n=4, bid_cards=2))
-    with pytest.raises(ValueError, match="row is for open prizes"):
-        sol.query([1, 2], [3, 4], pot=4, prizes=[1, 2], row=[3])
+    got = sol.query([1, 2], [3, 4], pot=4, prizes=[1, 2], row=[3])
+    want = sol.query([1, 2], [3, 4], pot=7, prizes=[1, 2])
+    assert got.value == want.value and got.strategy_a == want.strategy_a
+    with pytest.raises(ValueError, match="one open prize it holds the revealed prize"):
+        sol.query([1, 2], [3, 4], pot=4, prizes=[1, 2], row=[3, 4])
+    with pytest.raises(ValueError, match="both in the row and face down"):
+        sol.query([1, 2], [3, 4], pot=4, prizes=[1, 2], row=[2])
 
 
 def test_two_card_n2_worked():

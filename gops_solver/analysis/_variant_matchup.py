@@ -21,15 +21,14 @@ non-equilibrium strategies take the largest prize of the row when they win.
 
 from __future__ import annotations
 
-import itertools
 import time
 from functools import lru_cache
 
 import numpy as np
 
 from gops_solver.game.constants import REPLY_TOL
-from gops_solver.analysis.evaluate import Evaluation, Outcome
-from gops_solver.analysis.simulate import Simulation
+from gops_solver.variants import _walk as walk
+from gops_solver.analysis._common import Evaluation, Outcome, Simulation
 
 STRATEGIES = ("equilibrium", "uniform", "highest", "lowest")
 
@@ -37,6 +36,13 @@ STRATEGIES = ("equilibrium", "uniform", "highest", "lowest")
 #: queries the solution at each; measured on the shared 2-core machine: two-card n = 6 win, uniform
 #: 36 s; open prizes m = 3, n = 5, uniform 12 s)
 EVAL_MAX_CARDS = {"bid_cards": 6, "open_prizes": 5}
+
+
+def strategy_name(spec) -> str:
+    """A strategy spec as the variants' name (case and spaces ignored); one line for anything else."""
+    if not isinstance(spec, str):
+        raise ValueError(f"the variants play named strategies, not {spec!r}: use one of {', '.join(STRATEGIES)}")
+    return check_strategy(spec.strip().lower())
 
 
 def check_strategy(name) -> str:
@@ -53,56 +59,30 @@ class Table:
         self.sol = sol
         self.rules = r = sol.rules
         self.m = r.open_prizes
-        self.carry = r.tie == "carry"
-        self.seq = r.sequence
         self.objective = r.objective
         self._eq = lru_cache(maxsize=None)(self._equilibrium)
 
+    # the rounds' mechanics are the variants' own (gops_solver.variants._walk)
     def start(self):
-        n = self.rules.n
-        pile = tuple(self.seq) if self.seq is not None else tuple(range(1, n + 1))
-        return (tuple(range(1, n + 1)), tuple(range(1, n + 1)), pile, (), 0, 0)
+        return walk.start(self.rules)
 
     def fills(self, state):
         """``[(probability, state after the fill)]``."""
-        a, b, pile, row, carry, diff = state
-        need = min(self.m - len(row), len(pile))
-        if self.seq is not None:
-            draws = [pile[:need]]
-        else:
-            draws = list(itertools.combinations(pile, need))
-        out = []
-        for d in draws:
-            rest = tuple(p for p in pile if p not in d)
-            out.append((1.0 / len(draws), (a, b, rest, tuple(sorted(row + d)), carry, diff)))
-        return out
+        return walk.fills(self.rules, state)
 
     def bids(self, hand):
-        return list(itertools.combinations(hand, min(self.rules.bid_cards, len(hand))))
+        return walk.bids(self.rules, hand)
 
     def after(self, state, x, y, prize):
         """The state after bids ``x``, ``y``; ``prize`` is the winner's pick (ignored on a tie)."""
-        a, b, pile, row, carry, diff = state
-        a2 = tuple(c for c in a if c not in x)
-        b2 = tuple(c for c in b if c not in y)
-        sx, sy = sum(x), sum(y)
-        if sx != sy:
-            gain = carry + prize
-            diff += gain if sx > sy else -gain
-            return (a2, b2, pile, tuple(p for p in row if p != prize), 0, diff)
-        low = row[0]
-        return (a2, b2, pile, row[1:], carry + low if self.carry else 0, diff)
+        return walk.after(self.rules, state, x, y, prize)
 
     def payoff(self, diff) -> float:
         return float(diff) if self.objective == "points" else float(np.sign(diff))
 
     # -- strategies ---------------------------------------------------------------
     def _equilibrium(self, state):
-        a, b, pile, row, carry, diff = state
-        if self.m == 1:
-            res = self.sol.query(a, b, pot=carry + row[0], prizes=pile, diff=diff)
-        else:
-            res = self.sol.query(a, b, pot=carry, prizes=pile, diff=diff, row=row)
+        res = self.sol.query(**walk.query_args(self.rules, state))
         return res.strategy_a, res.strategy_b, res.choices
 
     def mix(self, name, state, seat):

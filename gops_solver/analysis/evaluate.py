@@ -36,7 +36,8 @@ from numba import njit, prange
 
 from gops_solver.game.constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
 from gops_solver.analysis._hashtable import EMPTY, add, hashed, next_value, rehash, slots_for
-from gops_solver.analysis._common import check_rules, check_status, prize_sequence, solution_for
+from gops_solver.analysis._common import (Evaluation, Outcome, check_rules, check_status,  # noqa: F401 (public here)
+                                          prize_sequence, solution_for)
 from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, unpack_key
 from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Seats, Strategy, View, make_strategy,
@@ -514,81 +515,6 @@ def best_response_tables(rules, sa, keep_diff, tick=None):
     return tables
 
 
-@dataclass
-class Outcome:
-    """Exact figures of one match-up, from A's (the evaluated strategy's) side.
-
-    Attributes
-    ----------
-    margin : float
-        Expected final score A - B.
-    win, draw, loss : float
-        Probabilities that A wins, draws, loses.
-    value : float
-        Expected payoff under the objective (``margin`` or ``win - loss``).
-    distribution : dict
-        Final margin -> probability.
-    """
-
-    margin: float
-    win: float
-    draw: float
-    loss: float
-    value: float
-    distribution: dict
-
-    @classmethod
-    def from_distribution(cls, dist, objective):
-        """Figures of a final-margin distribution ``{margin: probability}`` under ``objective``."""
-        margin = sum(m * p for m, p in dist.items())
-        w = sum(p for m, p in dist.items() if m > 0)
-        dr = sum(p for m, p in dist.items() if m == 0)
-        lo = sum(p for m, p in dist.items() if m < 0)
-        return cls(margin, w, dr, lo, margin if objective == "points" else w - lo, dict(sorted(dist.items())))
-
-    def to_dict(self) -> dict:
-        """JSON-ready figures (without the distribution)."""
-        return {"margin": self.margin, "win": self.win, "draw": self.draw, "loss": self.loss, "value": self.value}
-
-
-@dataclass
-class Evaluation:
-    """Result of :func:`evaluate`.
-
-    Attributes
-    ----------
-    rules : Rules
-    strategy, against : str
-    vs_opponent : Outcome
-        The strategy (seat A) against ``against`` (seat B).
-    vs_best_response : Outcome
-        The strategy against its best response (B maximising its own
-        objective: minimising A's ``value``).
-    game_value : float
-        Value of the game (0: the game is symmetric).
-    exploitability : float
-        ``game_value - vs_best_response.value`` (>= 0): what a best
-        responder takes from the strategy beyond what the equilibrium concedes.
-    seconds : float
-    """
-
-    rules: Rules
-    strategy: str
-    against: str
-    vs_opponent: Outcome
-    vs_best_response: Outcome
-    game_value: float
-    exploitability: float
-    seconds: float
-
-    def to_dict(self) -> dict:
-        """JSON-ready form."""
-        return {"rules": self.rules.to_dict(), "strategy": self.strategy, "against": self.against,
-                "vs_opponent": self.vs_opponent.to_dict(), "vs_best_response": self.vs_best_response.to_dict(),
-                "game_value": self.game_value, "exploitability": self.exploitability,
-                "seconds": round(self.seconds, 3)}
-
-
 def evaluation_steps(rules: Rules) -> int:
     """Number of ``progress`` calls an :func:`evaluate` of ``rules`` makes (rounds of its four passes)."""
     return 4 * rules.n - 1
@@ -602,7 +528,11 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     strategy, against : str or Strategy
         See :func:`~.strategies.make_strategy`. ``strategy`` sits in seat A.
     rules : Rules
-        Any tie rule, objective and prize order (single games).
+        Any two-player single game: any tie rule, objective and prize order,
+        two-card bids and open prizes (whose strategies are
+        ``equilibrium``, ``uniform``, ``highest`` and ``lowest``, evaluated
+        by :func:`~._variant_matchup.evaluate_variant` up to the decks it
+        names).
     solution : Solution, optional
         A solution of ``rules`` for the ``equilibrium`` strategy (solved
         here when needed and not given).
@@ -618,9 +548,12 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     Raises
     ------
     ValueError
-        Unknown strategy, a match format, or a solution of other rules.
+        Unknown strategy, a match format, 3-4 players, or a solution of other rules.
     """
-    check_rules(rules)
+    if check_rules(rules) == "variant":  # two-card bids, open prizes: the exact recursion over actual cards
+        from gops_solver.analysis._variant_matchup import evaluate_variant, strategy_name
+        solution = solution_for(rules, solution, "equilibrium")  # its value is the game value
+        return evaluate_variant(strategy_name(strategy), solution, strategy_name(against))
     t0 = time.perf_counter()
     solution = solution_for(rules, solution, strategy, against)
     sa_s = make_strategy(strategy, solution)

@@ -14,7 +14,8 @@ import numpy as np
 from numba import njit
 
 from gops_solver.game.constants import MAX_CARDS
-from gops_solver.analysis._common import check_rules, check_status, prize_sequence, solution_for
+from gops_solver.analysis._common import (Simulation, check_rules, check_status,  # noqa: F401 (public here)
+                                          prize_sequence, solution_for)
 from gops_solver.game.rules import Rules
 from gops_solver.analysis.strategies import CODE_TABLE, Seats, View, make_strategy, policy
 
@@ -104,37 +105,6 @@ def _simulate_python(games, rng, rules, sa, sb):
     return margins
 
 
-@dataclass
-class Simulation:
-    """Result of :func:`simulate`: sample means with 95% confidence intervals.
-
-    Intervals are normal approximations: ``mean +- 1.96 * sd / sqrt(games)``
-    for the margin, ``p +- 1.96 * sqrt(p (1 - p) / games)`` for the rates.
-    """
-
-    rules: Rules
-    a: str
-    b: str
-    games: int
-    seed: int
-    margin: float
-    margin_ci: tuple
-    win: float
-    win_ci: tuple
-    draw: float
-    draw_ci: tuple
-    loss: float
-    loss_ci: tuple
-    seconds: float
-
-    def to_dict(self) -> dict:
-        """JSON-ready form."""
-        return {"rules": self.rules.to_dict(), "a": self.a, "b": self.b, "games": self.games, "seed": self.seed,
-                "margin": self.margin, "margin_ci": list(self.margin_ci), "win": self.win, "win_ci": list(self.win_ci),
-                "draw": self.draw, "draw_ci": list(self.draw_ci), "loss": self.loss, "loss_ci": list(self.loss_ci),
-                "seconds": round(self.seconds, 3)}
-
-
 def _floats(pair):
     return tuple(float(v) for v in pair)
 
@@ -154,16 +124,28 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     memory stays small, Ctrl-C is answered within a chunk, and
     ``progress(games_in_chunk)`` is called after each.
 
+    Two-card bids and open prizes are played by
+    :func:`~._variant_matchup.simulate_variant` (strategies ``equilibrium``,
+    ``uniform``, ``highest``, ``lowest``), with the same result and intervals.
+
     Raises
     ------
     ValueError
-        Non-positive ``games``, unknown strategies, a match format.
+        Non-positive ``games``, unknown strategies, a match format, 3-4 players.
     """
-    check_rules(rules)
+    engine = check_rules(rules)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games={games!r} must be a positive whole number")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed={seed!r} must be a whole number in 0..2**32-1")
+    if engine == "variant":  # two-card bids, open prizes: games played over actual cards from Python
+        from gops_solver.analysis._variant_matchup import simulate_variant, strategy_name
+        a, b = strategy_name(a), strategy_name(b)
+        solution = solution_for(rules, solution, a, b)
+        if solution is None:  # the variant tables walk the rules through a solution's mechanics
+            from gops_solver.api import solve
+            solution = solve(rules)
+        return simulate_variant(a, b, solution, games, seed, progress)
     t0 = time.perf_counter()
     solution = solution_for(rules, solution, a, b)
     sa, sb = make_strategy(a, solution), make_strategy(b, solution)

@@ -39,7 +39,7 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     One row per reachable decision state of the first R rounds (or of one
     level): the value and both optimal bid distributions.
     """
-    from gops_solver.engine.export import DEFAULT_MAX_ROWS, to_frame, write
+    from gops_solver.engine.export import DEFAULT_MAX_ROWS, write
     from gops_solver.engine.projection import FITS, project
     from gops_solver.api import load, solve
     if as_json and as_csv:
@@ -73,7 +73,7 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         rows = write_tabular_policy(sol, out, rounds=rounds, level=level, max_rows=limit)
         columns = None
     else:
-        frame = to_frame(sol, rounds=rounds, level=level, max_rows=limit)
+        frame = sol.to_frame(rounds=rounds, level=level, max_rows=limit)  # every engine's own table
         write(frame, out, fmt)
         rows, columns = len(frame), list(frame.columns)
     seconds = time.perf_counter() - t0

@@ -222,9 +222,12 @@ def match_header(m: MatchTables):
     return {"match_games": games}, tables
 
 
-def match_from_header(rules: Rules, header: dict, tables, name) -> MatchTables:
-    """The :class:`MatchTables` a file written with :func:`match_header` holds (tables mapped, not read)."""
-    m = MatchTables(rules)
+def match_from_header(rules: Rules, header: dict, tables, name, into=None) -> MatchTables:
+    """The :class:`MatchTables` a file written with :func:`match_header` holds (tables mapped, not read).
+
+    ``into``: an empty match of the same interface to fill instead (a tiebreak match).
+    """
+    m = MatchTables(rules) if into is None else into
     m.stage_games = int(header.get("stage_games", 0))
     at = 0
     try:

@@ -10,84 +10,16 @@ strategies, which the tables do not store. A state the tables do not reach
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from gops_solver.game.constants import GUARANTEE_TOL, MAX_CARDS, TOKEN_SCRATCH
+from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH
 from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, StateSpace, classes, hands_to_pattern
 from gops_solver.engine.induction import run_induction
 from gops_solver.game.rules import Rules
 from gops_solver.lp.stage import StageSolveError, check_backend, solve_matrix_game
 from gops_solver.engine.tables import game_axes, level_view, stage_matrix, stage_structure
-
-@dataclass
-class QueryResult:
-    """Value and optimal bid distributions at one decision state.
-
-    Attributes
-    ----------
-    value : float
-        Value of the state for A (``points``: expected final margin including
-        ``diff``; ``win``: P(A wins) - P(B wins)).
-    strategy_a, strategy_b : dict
-        Card -> probability over each player's hand; optimal in the stage game.
-    matrix : ndarray
-        The stage game over classes of interchangeable cards.
-    classes_a, classes_b : list of list of int
-        The cards behind each row / column of ``matrix``.
-    offset : float
-        What ``value`` adds to the stage game's value (the score difference
-        under ``points``, which the tables leave out).
-    """
-
-    value: float
-    strategy_a: dict
-    strategy_b: dict
-    matrix: np.ndarray = field(repr=False)
-    state: object = field(repr=False, default=None)
-    classes_a: list = field(repr=False, default=None)
-    classes_b: list = field(repr=False, default=None)
-    offset: float = field(repr=False, default=0.0)
-
-    def payoffs_a(self) -> dict:
-        """Expected value for A of each of A's cards against B's optimal mix.
-
-        Returns
-        -------
-        dict
-            Card -> ``matrix[row of card] @ y + offset`` where ``y`` is B's
-            strategy summed over each column's cards; in the units of
-            ``value``. Every card in A's support earns ``value``.
-        """
-        y = np.array([sum(self.strategy_b[c] for c in cls) for cls in self.classes_b])
-        rows = self.matrix @ y + self.offset
-        return {c: float(rows[i]) for i, cls in enumerate(self.classes_a) for c in cls}
-
-    def value_given_up(self, card) -> float:
-        """Expected value A gives up by bidding ``card`` against B's optimal mix.
-
-        ``value - payoffs_a()[card]``: 0 for a card in an optimal strategy's
-        support, positive for a mistake. Differences within the solver's
-        guarantee tolerance are reported as 0.
-
-        Raises
-        ------
-        ValueError
-            If ``card`` is not in A's hand.
-        """
-        pay = self.payoffs_a()
-        if card not in pay:
-            raise ValueError(f"card {card} is not in A's hand {sorted(pay)}: choose one of those")
-        gap = self.value - pay[card]
-        # B's optimal mix holds every row to the value within GUARANTEE_TOL
-        return 0.0 if gap <= GUARANTEE_TOL * max(1.0, abs(self.value)) else float(gap)
-
-    def to_dict(self) -> dict:
-        """JSON-ready form (card keys as strings)."""
-        return {"value": float(self.value),
-                "strategy_a": {str(c): float(p) for c, p in self.strategy_a.items()},
-                "strategy_b": {str(c): float(p) for c, p in self.strategy_b.items()}}
+# the one result type of every engine's query lives with the interface
+from gops_solver.engine.base import QueryResult  # noqa: F401  (public here)
 
 
 def _class_cards(state):

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from gops_solver.engine._checkpoint import Checkpointer
+from gops_solver.engine.base import GameSolution, fold_row
 from gops_solver.game.constants import VALUE_TOL
 from gops_solver.game.encoding import StateSpace, full_space  # noqa: F401  (full_space is public here)
 from gops_solver.engine.induction import level_solves, level_work, run_induction
@@ -29,12 +30,11 @@ from gops_solver.game.rules import Rules, validate_state
 from gops_solver.engine.tables import level_view, read_value
 
 
+class Solution(GameSolution):
+    """The solved classic game: value tables of every level, and the rules they belong to.
 
-
-
-
-class Solution:
-    """The solved game: value tables of every level, and the rules they belong to.
+    Answers the calls of :class:`~gops_solver.engine.base.GameSolution` (the
+    interface of every engine's solution).
 
     Attributes
     ----------
@@ -67,6 +67,11 @@ class Solution:
         self.store = None
 
     @property
+    def kind(self) -> str:
+        """``match`` for a match (its file holds every game's tables), else ``classic``."""
+        return "match" if self.match is not None or self.rules.match != "single" else "classic"
+
+    @property
     def value(self) -> float:
         """Value of the game (or match) at its start (no carry, diff 0, all prizes hidden)."""
         n, sp = self.rules.n, self.space
@@ -83,7 +88,7 @@ class Solution:
 
     # -- queries ----------------------------------------------------------------
     def query(self, hand_a, hand_b, pot, prizes=(), diff=0, stage_solver=None, game=None,
-              match_score=None) -> QueryResult:
+              match_score=None, row=None) -> QueryResult:
         """Value and optimal bid distributions of a decision state (of a game of a match).
 
         Parameters
@@ -104,6 +109,9 @@ class Solution:
         match_score : int or pair, optional
             Session: total score A - B of the earlier games. Best-of: games
             won ``(a, b)`` before this game (halves when draws count half).
+        row : iterable, optional
+            The revealed prize as the one-prize row, as open-prize games take
+            it: ``pot`` is then the carried pot only.
 
         Returns
         -------
@@ -117,6 +125,7 @@ class Solution:
         ValueError
             If the state or the match position cannot occur under these rules.
         """
+        pot = fold_row(self.rules, pot, prizes, row)
         st = validate_state(self.rules, hand_a, hand_b, pot, prizes, diff)
         backend = stage_solver or self.stage_solver
         rules = self.rules
@@ -220,7 +229,7 @@ def _count_states(table, space, k) -> int:
     return 2 * valued(table) - valued(table[lay.offset[p]:lay.offset[p + 1]])
 
 
-def load_classic(path, rules: Rules | None = None, check: bool = True) -> Solution:
+def load_classic(path, rules: Rules | None = None, check: bool = True, tiebreak_match=None) -> Solution:
     """Open a classic solution (file or block store) written by :meth:`Solution.save` or ``gops solve --out``.
 
     :func:`gops_solver.load` opens any solution file and calls this for the classic ones.
@@ -236,6 +245,10 @@ def load_classic(path, rules: Rules | None = None, check: bool = True) -> Soluti
         When given, the file must hold a solution of exactly these rules.
     check : bool
         Verify every table's checksum (reads the whole file once).
+    tiebreak_match : type, optional
+        The match class of a best-of match settled by a tiebreak (it lives
+        with the variants, above this module); :func:`gops_solver.load`
+        passes it.
 
     Raises
     ------
@@ -267,7 +280,12 @@ def load_classic(path, rules: Rules | None = None, check: bool = True) -> Soluti
     match = None
     if "match_games" in header:  # a session under win or a best-of match: every game's tables
         from gops_solver.engine.match import match_from_header
-        match = match_from_header(saved_rules, header, tables, path)
+        into = None
+        if saved_rules.tiebreak != "share":
+            if tiebreak_match is None:
+                raise ValueError(f"{path} holds a match settled by a tiebreak: open it with gops_solver.load")
+            into = tiebreak_match(saved_rules)
+        match = match_from_header(saved_rules, header, tables, path, into)
         space, tables = match.games[match.first()]
     else:
         space = full_space(saved_rules)

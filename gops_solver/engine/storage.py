@@ -2,17 +2,24 @@
 
 The integrity promise (README, "What is checked, and when"): a file this
 module writes is either the old one or a new one whose every byte was read
-back and checked before it took the old one's name. The file format
-(version 2)::
+back and checked before it took the old one's name.
+
+Every saved solution -- classic game or match, variant, 3-4 players -- is one
+container (format 3)::
 
     MAGIC (8 bytes) | header length L (8, little-endian) | header (L bytes of JSON)
     | CRC-32 of the 16 + L bytes before it (4, little-endian) | zero padding to 4096
-    | level 0 table | level 1 table | ... (float64, little-endian)
+    | table 0 | table 1 | ... (little-endian)
 
-The header names every table's size and CRC-32, so its own checksum also
-vouches for the tables' checksums: changing a rule, a size or a table
-checksum in the header breaks the header checksum; changing a table breaks
-its own checksum.
+The header names the ``kind`` of solution (:data:`CONTAINER_KINDS`), its
+``rules``, the ``format`` and every table's size or shape and CRC-32, so its
+own checksum also vouches for the tables' checksums: changing a rule, a size
+or a table checksum in the header breaks the header checksum; changing a
+table breaks its own checksum. :func:`container_kind` tells the kind of a
+file without reading its tables; :func:`gops_solver.load` opens any of them.
+Files of the formats before the container (classic format 2, variant format
+2, 3-4 player format 1: the same layout under a magic of their own, no
+``kind``) are still read.
 
 Temporary files are ``.gops-*.tmp`` beside the target, locked (``flock``)
 by the process writing them: a file of that name nobody holds was left by a
@@ -35,8 +42,13 @@ import numpy as np
 
 from gops_solver import __version__
 
-MAGIC = b"GOPSSOL\x02"
-FORMAT_VERSION = 2
+#: the container's magic and format, shared by every kind of solution file
+MAGIC = b"GOPSSOL\x03"
+FORMAT_VERSION = 3
+#: what a container's header ``kind`` may say
+CONTAINER_KINDS = ("classic", "match", "variant", "multi")
+#: the classic format before the container (read still); format 1 is refused
+_V2_MAGIC = b"GOPSSOL\x02"
 _OLD_MAGIC = b"GOPSSOL\x01"
 _ALIGN = 4096  # tables start on page boundaries so they can be mapped
 _STEP = 1 << 24  # table entries handled at a time (128 MiB), so huge tables never sit in memory twice
@@ -309,34 +321,51 @@ def _unlink(path):
 
 
 class FileKind(NamedTuple):
-    """What sets one family of table files apart; the layout and its checks are shared.
+    """One kind of solution in the container; the layout and its checks are shared.
 
-    Solution files (this module), variant files (:mod:`~.variants.solution`)
-    and 3-4 player files (:mod:`~.multi.storage`) are all ``MAGIC | header
-    length | JSON header | header CRC-32 | zero padding to 4096 | tables``.
+    Classic solutions and matches (this module), variants
+    (:mod:`~gops_solver.variants.solution`) and 3-4 players
+    (:mod:`~gops_solver.multi.storage`) are all written as the container
+    (``MAGIC | header length | JSON header | header CRC-32 | zero padding to
+    4096 | tables``) with their ``kind`` in the header.
     """
 
-    magic: bytes
-    version: int
+    #: the header kinds this reader takes (:data:`CONTAINER_KINDS`)
+    kinds: tuple
     #: how messages call such a file ("gops solution file")
     what: str
     #: the command that writes one ("gops solve --out")
     writer: str
+    #: ``(magic, format)`` of the layout before the container, still read
+    legacy: tuple = ()
     #: ``(magic, message)`` of an older format this gops no longer reads
     old: tuple = ()
     #: what one table holds, for messages ("level": table k is level k)
     table: str = "level"
 
+    @property
+    def magic(self) -> bytes:
+        return MAGIC
 
-SOLUTION = FileKind(MAGIC, FORMAT_VERSION, "gops solution file", "gops solve --out",
+    @property
+    def version(self) -> int:
+        return FORMAT_VERSION
+
+
+SOLUTION = FileKind(("classic", "match"), "gops solution file", "gops solve --out", (_V2_MAGIC, 2),
                     (_OLD_MAGIC, f"has format 1 (written by gops 0.1 without a header checksum); this gops reads "
                                  f"format {FORMAT_VERSION}"))
 
 
-def header_bytes(header: dict, kind: FileKind = SOLUTION) -> bytes:
-    """MAGIC, length, JSON header and its CRC-32, padded to the table alignment."""
+def header_bytes(header: dict, kind: FileKind = SOLUTION, magic: bytes = MAGIC) -> bytes:
+    """MAGIC, length, JSON header and its CRC-32, padded to the table alignment.
+
+    ``kind`` is kept for the callers' symmetry with :func:`read_header`; the
+    header itself names the kind (``header["kind"]``). ``magic``: another
+    format's (tests write the older formats with it).
+    """
     blob = json.dumps(header, allow_nan=False).encode()
-    head = kind.magic + len(blob).to_bytes(8, "little") + blob
+    head = magic + len(blob).to_bytes(8, "little") + blob
     head += zlib.crc32(head).to_bytes(4, "little")
     return head + b"\0" * (-len(head) % _ALIGN)
 
@@ -360,9 +389,54 @@ def has_magic(path, kind: FileKind) -> bool:
         if not os.path.isfile(path):
             return False
         with open(path, "rb") as fh:
-            return fh.read(len(kind.magic)) in (kind.magic, *kind.old[:1])
+            magic = fh.read(len(MAGIC))
+            if magic == MAGIC:
+                return _peek_kind(fh) in kind.kinds
+            return magic in (*kind.legacy[:1], *kind.old[:1])
     except OSError:
         return False
+
+
+#: the magics before the container, by the kind of solution they hold
+_LEGACY_KINDS = {_V2_MAGIC: "classic", _OLD_MAGIC: "classic", b"GOPSVAR\x02": "variant",
+                 b"GOPSVAR\x01": "variant", b"GOPSMUL\x01": "multi"}
+
+
+def _peek_kind(fh):
+    """The ``kind`` a container's header names (the file positioned after the magic); None if unreadable.
+
+    The header is not checked here: the loader of that kind reads it again
+    and refuses damage in one line.
+    """
+    raw = fh.read(8)
+    size = int.from_bytes(raw, "little")
+    if len(raw) < 8 or size > _MAX_HEADER:
+        return None
+    try:
+        header = json.loads(fh.read(size).decode())
+        return header.get("kind") if isinstance(header, dict) else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def container_kind(path):
+    """The kind of solution a file holds: ``classic``, ``match``, ``variant``, ``multi``, or None.
+
+    Reads only the magic and the header (files before the container: the
+    magic alone, and ``classic`` for a classic file or match). None for
+    anything that is not a regular file starting like a solution file.
+    """
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as fh:
+            magic = fh.read(len(MAGIC))
+            if magic == MAGIC:
+                kind = _peek_kind(fh)
+                return kind if kind in CONTAINER_KINDS else None
+            return _LEGACY_KINDS.get(magic)
+    except OSError:
+        return None
 
 
 @contextlib.contextmanager
@@ -397,10 +471,11 @@ def read_header(fh, name, kind: FileKind = SOLUTION, validate=_classic_tables) -
     when fields the caller needs are missing or of the wrong type.
     """
     again = f"solve again with {kind.writer}"
-    magic = fh.read(len(kind.magic))
+    magic = fh.read(len(MAGIC))
     if kind.old and magic == kind.old[0]:
         raise ValueError(f"{name} {kind.old[1]}: {again}")
-    if magic != kind.magic:
+    legacy = bool(kind.legacy) and magic == kind.legacy[0]
+    if magic != MAGIC and not legacy:
         raise ValueError(f"{name} is not a {kind.what}: write one with {kind.writer}")
     raw_size = fh.read(8)
     size = int.from_bytes(raw_size, "little")
@@ -420,9 +495,13 @@ def read_header(fh, name, kind: FileKind = SOLUTION, validate=_classic_tables) -
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         # the checksum passed: a writer produced this, a bug rather than damage
         raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
-    if header.get("format") != kind.version:
-        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {kind.version}: "
+    want = kind.legacy[1] if legacy else FORMAT_VERSION
+    if header.get("format") != want:
+        raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {want}: "
                          f"solve again")
+    if not legacy and header.get("kind") not in kind.kinds:
+        raise ValueError(f"{name} holds a {header.get('kind')} solution, not a {kind.what}: open it with "
+                         f"gops_solver.load")
     start = len(magic) + 8 + size + 4
     pad = -start % _ALIGN
     padding = fh.read(pad)
@@ -484,8 +563,8 @@ def write_solution(path, rules, tables, stage_games, seconds, stage_solver, stat
             raise ValueError(f"checkpoint of level {k} changed after it was written (checksum fails); {path} "
                              f"was not touched: rerun with --resume to recompute it")
         crcs.append(c)
-    header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": rules.to_dict(),
-              "stage_games": int(stage_games), "seconds": float(seconds), "stage_solver": stage_solver,
+    header = {"format": FORMAT_VERSION, "kind": "match" if extra and "match_games" in extra else "classic",
+              "package_version": __version__, "rules": rules.to_dict(), "stage_games": int(stage_games), "seconds": float(seconds), "stage_solver": stage_solver,
               "states": int(states), "tables": [{"size": int(len(t)), "crc32": c} for t, c in zip(tables, crcs)]}
     if seconds_this_run is not None:
         header["seconds_this_run"] = float(seconds_this_run)

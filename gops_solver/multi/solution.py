@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gops_solver.engine.base import GameSolution
 from gops_solver.game.rules import Rules
 from .constants import SECURITY_TOL
 from .equilibrium import deviation_gain, select_equilibrium, selection_code
@@ -55,12 +56,19 @@ class MultiQuery:
                           "scores": list(s.scores)}}
 
 
-class MultiSolution:
+class MultiSolution(GameSolution):
     """The solved values of a 3- or 4-player game (see :func:`solve_multi`).
 
     States not reached while solving (none, from the start) are solved on
-    demand by :meth:`query`.
+    demand by :meth:`query`. Of the calls of
+    :class:`~gops_solver.engine.base.GameSolution` it answers ``rules``,
+    ``query`` (in its own form: one hand per player and their scores), ``save``
+    and :func:`gops_solver.load`; the two-player calls (``value``,
+    ``value_at``, ``opening``, ``to_frame``) raise one ``ValueError`` that
+    says what is defined instead.
     """
+
+    kind = "multi"
 
     def __init__(self, rules: Rules, induction: Induction, security, values, seconds):
         self.rules = rules
@@ -101,7 +109,30 @@ class MultiSolution:
     def __repr__(self):
         return f"MultiSolution({self.rules.describe()}, states={self.states:,})"
 
-    def query(self, hands, pot, prizes=(), scores=None) -> MultiQuery:
+    def _two_player(self, what: str):
+        m = self.rules.players
+        return ValueError(f"{what} is a two-player call, not defined for {m} players: read security and values "
+                          f"(one per player) or query(hands, pot, prizes, scores)")
+
+    @property
+    def value(self) -> float:
+        """Not defined: a game of 3 or 4 players has no single value (see ``security`` and ``values``)."""
+        raise self._two_player("value")
+
+    def value_at(self, *args, **kwargs) -> float:
+        """Not defined for 3 or 4 players: :meth:`query` gives every player's values."""
+        raise self._two_player("value_at")
+
+    def opening(self):
+        """Not defined for 3 or 4 players: :meth:`query` at the start gives every player's first bids."""
+        raise self._two_player("opening")
+
+    def to_frame(self, rounds=None, **options):
+        """Not defined for 3 or 4 players (export covers two-player games)."""
+        raise ValueError(f"export (to_frame) is not defined for {self.rules.players} players: it covers "
+                         f"two-player games; query(hands, pot, prizes, scores) answers one state")
+
+    def query(self, hands, pot, prizes=(), scores=None, *rest, **where) -> MultiQuery:
         """Security values, equilibrium values and strategies at a decision state.
 
         Parameters
@@ -124,6 +155,9 @@ class MultiSolution:
         ValueError
             If the state cannot occur under the rules (one line).
         """
+        two_hands = not isinstance(pot, (int, np.integer, str)) or isinstance(pot, bool)
+        if where or rest or two_hands:
+            raise self._two_player("query(hand_a, hand_b, pot, prizes, diff, ...)")
         return self.answer(validate_multi_state(self.rules, hands, pot, prizes, scores))
 
     def answer(self, state: MultiState) -> MultiQuery:
@@ -147,7 +181,7 @@ class MultiSolution:
             strategies[i] = {c: float(p) for c, p in zip(state.hands[i], found.strategies[j])}
         return MultiQuery(security, values, strategies, float(found.gain), found.method, state)
 
-    def verify(self, backend="highs") -> dict:
+    def verify(self, backend="highs", **two_player) -> dict:
         """Recompute every stored state from its successors.
 
         Each player-vs-coalition game is re-solved (by HiGHS unless
@@ -166,6 +200,10 @@ class MultiSolution:
             selection rule may pick an asymmetric equilibrium of a symmetric
             stage game, see docs/multiplayer.md).
         """
+        if two_player:
+            raise ValueError(f"verify({', '.join(sorted(two_player))}) is the two-player form, not defined for "
+                             f"{self.rules.players} players: verify() re-solves every state "
+                             f"(gops verify --players {self.rules.players} --solution FILE)")
         ind = self.induction
         checker = Induction(self.rules, stage_solver=backend)
         checker.table = ind.table  # successors are read from the stored table

@@ -1,11 +1,12 @@
-"""Files of solved 3- and 4-player games: the classic files' guarantees, a format of their own.
+"""Files of solved 3- and 4-player games: the solution container of kind ``multi``.
 
-Layout::
+Layout (:mod:`gops_solver.engine.storage`)::
 
     MAGIC (8 bytes) | header length L (8, little-endian) | header (L bytes of JSON)
     | CRC-32 of the 16 + L bytes before it (4) | zero padding to 4096 | tables
 
-The header names the rules, how the values are kept (``levels``: the level
+The header names the kind (``multi``), the rules, how the values are kept
+(``layout``; files before the container called it ``kind``: ``levels``: the level
 tables of a ``points`` solve, per hand size security ``(P, S, m)``,
 equilibrium ``(P, S, m)`` and deviation gains ``(P, S)``; ``states``: the
 memoised states of a ``win`` solve, keys ``(N, 2m + 2)`` int64 and values
@@ -27,16 +28,17 @@ import numpy as np
 
 from gops_solver import __version__
 from gops_solver.game.rules import Rules
+from gops_solver.engine.storage import FORMAT_VERSION as CONTAINER_FORMAT, MAGIC as CONTAINER_MAGIC
 from gops_solver.engine.storage import (FileKind, atomic_write, has_magic, header_bytes, map_tables, open_table_file, read_header,
                        table_parts)
 from .equilibrium import SELECTIONS
 
 __all__ = ["MAGIC", "save_multi", "read_multi", "is_multi_file"]
 
-MAGIC = b"GOPSMUL\x01"
-FORMAT_VERSION = 1
-MULTI_FILE = FileKind(MAGIC, FORMAT_VERSION, "3-4 player solution file", "gops solve --players 3 --out FILE",
-                      table="table")
+MAGIC = CONTAINER_MAGIC
+FORMAT_VERSION = CONTAINER_FORMAT
+MULTI_FILE = FileKind(("multi",), "3-4 player solution file", "gops solve --players 3 --out FILE",
+                      (b"GOPSMUL\x01", 1), table="table")
 
 
 def _crc(a) -> int:
@@ -79,10 +81,10 @@ def save_multi(path, sol) -> None:
         The file cannot be written (one line naming the cause).
     """
     path = os.fspath(path)
-    kind, tables = _tables(sol)
+    layout, tables = _tables(sol)
     tables = [np.ascontiguousarray(t) for t in tables]
     header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": sol.rules.to_dict(),
-              "kind": kind, "security": sol.security, "values": sol.values, "seconds": sol.seconds,
+              "kind": "multi", "layout": layout, "security": sol.security, "values": sol.values, "seconds": sol.seconds,
               "stage_games": sol.stage_games, "methods": sol.methods,
               "max_deviation_gain": sol.max_deviation_gain, "equilibrium": sol.induction.with_equilibrium,
               "selection": sol.selection,
@@ -155,7 +157,8 @@ def read_multi(path, rules=None, check=True):
     if selection not in SELECTIONS:
         raise ValueError(f"{path} was solved with the equilibrium selection {selection!r}, which this version "
                          f"does not know: upgrade gops-solver or solve again")
-    if header.get("kind") == "levels":
+    layout = header.get("layout", header.get("kind"))  # files before the container: "kind"
+    if layout == "levels":
         ind = LevelInduction.__new__(LevelInduction)
         LevelInduction.__init__(ind, saved, "numba", with_eq, selection)
         if len(tables) != 3 * n:
@@ -166,7 +169,7 @@ def read_multi(path, rules=None, check=True):
             if sec.shape != (P, S, m) or eq.shape != (P, S, m) or gain.shape != (P, S):
                 raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
             ind.values[k] = LevelOut(sec, eq, gain, np.zeros((P, S), dtype=np.int8), np.zeros((P, S), dtype=np.int8))
-    elif header.get("kind") == "states":
+    elif layout == "states":
         ind = Induction(saved, "numba", with_eq, selection)
         if len(tables) != 2 or tables[0].shape[1:] != (2 * m + 2,) or tables[1].shape != (len(tables[0]), 2 * m):
             raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")

@@ -19,20 +19,22 @@ import numpy as np
 
 from gops_solver import __version__
 from gops_solver.game.cards import parse_cards
-from gops_solver.game.rules import Rules, _whole
+from gops_solver.game.rules import DecisionState, Rules, _whole
 from gops_solver.lp.stage import StageSolveError, solve_matrix_game
+from gops_solver.engine.storage import FORMAT_VERSION as CONTAINER_FORMAT, MAGIC as CONTAINER_MAGIC
 from gops_solver.engine.storage import (FileKind, atomic_write, crc32, has_magic, header_bytes, map_tables, open_table_file,
                        read_header, table_parts)
 from gops_solver.game.constants import VALUE_TOL
+from gops_solver.engine.base import GameSolution, QueryResult, fold_row
 from gops_solver.variants._kernel import _slot, entry, level_kernel, verify_kernel
 from gops_solver.variants._space import HandLevel, VariantSpace, bid_size, cards_of, hand_size, mask, top_sum
 
-MAGIC = b"GOPSVAR\x02"
-_OLD_MAGIC = b"GOPSVAR\x01"
-FORMAT_VERSION = 2
-VARIANT_FILE = FileKind(MAGIC, FORMAT_VERSION, "gops variant solution file", "gops solve --out",
-                        (_OLD_MAGIC, f"has variant format 1 (no header checksum); this gops reads format "
-                                     f"{FORMAT_VERSION}"))
+#: variant files are the solution container (:mod:`gops_solver.engine.storage`) of kind ``variant``
+MAGIC = CONTAINER_MAGIC
+FORMAT_VERSION = CONTAINER_FORMAT
+VARIANT_FILE = FileKind(("variant",), "gops variant solution file", "gops solve --out", (b"GOPSVAR\x02", 2),
+                        (b"GOPSVAR\x01", f"has variant format 1 (no header checksum); this gops reads "
+                                          f"format {FORMAT_VERSION}"))
 
 
 def pair_text(bid) -> str:
@@ -41,34 +43,16 @@ def pair_text(bid) -> str:
 
 
 @dataclass
-class VariantQueryResult:
-    """Value, optimal bids and the winner's choices at one decision state.
+class VariantQueryResult(QueryResult):
+    """The :class:`~gops_solver.engine.base.QueryResult` of a variant: bids are tuples of cards.
 
-    Attributes
-    ----------
-    value : float
-        Value of the state for A (``points``: expected final margin including
-        ``diff``; ``win``: P(A wins) - P(B wins)).
-    strategy_a, strategy_b : dict
-        Bid -> probability; a bid is the ascending tuple of its cards,
-        ``(3, 5)`` or ``(c,)``.
-    choices : dict
-        ``(bid_a, bid_b) -> prize`` the winner takes from the row (open
-        prizes, decisive bids only; among equally good prizes the largest).
-        Empty with one open prize.
-    matrix : ndarray
-        The stage game, rows A's bids and columns B's in the order of the
-        strategies' keys (in the units of ``value`` less ``offset``).
-    offset : float
-        What ``value`` adds to the stage game's value (``diff`` under points).
+    ``strategy_a``, ``strategy_b``: bid -> probability, a bid the ascending
+    tuple of its cards, ``(3, 5)`` or ``(c,)``; ``cards_a``/``cards_b`` give
+    them card by card. ``choices``: ``(bid_a, bid_b) -> prize`` the winner
+    takes from the row (open prizes, decisive bids only; among equally good
+    prizes the largest); empty with one open prize. ``matrix``: rows A's bids
+    and columns B's in the order of the strategies' keys.
     """
-
-    value: float
-    strategy_a: dict
-    strategy_b: dict
-    choices: dict
-    matrix: np.ndarray = field(repr=False)
-    offset: float = field(repr=False, default=0.0)
 
     def to_dict(self) -> dict:
         """JSON-ready form: bids as ``"3+5"``, choices keyed ``"3+5|4+6"``."""
@@ -90,8 +74,8 @@ class VariantVerifyResult:
     stage_games: int = 0
 
 
-class VariantSolution:
-    """The solved tables of a variant game.
+class VariantSolution(GameSolution):
+    """The solved tables of a variant game (the calls of :class:`~gops_solver.engine.base.GameSolution`).
 
     Attributes
     ----------
@@ -110,6 +94,8 @@ class VariantSolution:
         Stage games the kernel solved (set-up games less repeats); None for
         a loaded file.
     """
+
+    kind = "variant"
 
     def __init__(self, rules, space, tables, stage_games=0, seconds=0.0, stage_solver="numba"):
         self.rules, self.space, self.tables = rules, space, tables
@@ -144,13 +130,15 @@ class VariantSolution:
             Remaining cards (same size; a size the rules reach).
         pot : int
             One open prize: the revealed prize plus the carried pot (as in the
-            classic game). Open prizes: the carried pot only (0 if none).
+            classic game), or the carried pot alone when ``row`` names the
+            revealed prize. Open prizes: the carried pot only (0 if none).
         prizes : iterable
             The face-down pile: every prize not yet turned.
         diff : int
             Score A - score B so far.
         row : iterable, optional
-            Open prizes: the face-up row after this round's fill.
+            Open prizes: the face-up row after this round's fill; one open
+            prize: the revealed prize, optional.
         stage_solver : {"numba", "highs"}, optional
 
         Raises
@@ -161,8 +149,38 @@ class VariantSolution:
         if game not in (None, 1) or match_score not in (None, 0):
             raise ValueError("a single game has no match position: drop game and match_score")
         rules, sp = self.rules, self.space
+        if rules.open_prizes == 1:
+            pot, row = fold_row(rules, pot, prizes, row), None
         t, a, b, q, d = locate(rules, sp, hand_a, hand_b, pot, prizes, diff, row)
-        return query_at(self, t, a, b, q, d, stage_solver or self.stage_solver)
+        res = query_at(self, t, a, b, q, d, stage_solver or self.stage_solver)
+        res.state = DecisionState(a, b, int(pot), tuple(sorted(parse_cards(prizes, rules.n, what="prizes"))), d)
+        return res
+
+    def to_frame(self, rounds=None, level=None, max_rows=None):
+        """The equilibrium at every reachable decision state of the first ``rounds`` rounds.
+
+        One row per state: ``round``, ``k``, ``hand_a``, ``hand_b``, ``pot``
+        (the carried pot with open prizes, else the revealed prize plus the
+        carry), ``row`` (open prizes: the face-up row as text ``"2,4"``),
+        ``prizes`` (face down), ``diff``, ``value``, each card's share of the
+        bids ``a_1..a_n``, ``b_1..b_n`` (:attr:`~.QueryResult.cards_a`) and
+        the bid distributions as text ``bids_a``, ``bids_b`` (``"1+2:0.5 3+4:0.5"``).
+
+        Parameters
+        ----------
+        rounds : int, optional
+            Rounds 1..``rounds`` (default: every round).
+        level : int, optional
+            Only the states with ``level`` cards in each hand.
+        max_rows : int, optional
+            Refuse (ValueError) more rows than this (default 2,000,000).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from gops_solver.variants._walk import variant_frame
+        return variant_frame(self, rounds, level, max_rows)
 
     def verify(self, sample=None, seed=0, tol=VALUE_TOL, backend="numba") -> VariantVerifyResult:
         """Recompute stored values from the level below and certify the stage strategies.
@@ -339,7 +357,7 @@ def query_at(sol, t, a, b, q, d, backend) -> VariantQueryResult:
                 if sign[i, j]:
                     choices[(x, y)] = _choice(P, sol.tables[t + 1], sp, t, nxt[i, j], q, int(sign[i, j]), dd, carry)
     return VariantQueryResult(float(res.value) + offset, {x: float(p) for x, p in zip(bids_a, res.row)},
-                              {y: float(p) for y, p in zip(bids_b, res.col)}, choices, M, offset)
+                              {y: float(p) for y, p in zip(bids_b, res.col)}, M, offset=offset, choices=choices)
 
 
 def _choice(P, vnext, sp, t, nc, q, s, d, carry):
@@ -511,15 +529,16 @@ def projected_variant(rules: Rules) -> dict:
 def write_variant(path, sol: VariantSolution) -> None:
     """Write a variant solution atomically, checked by reading it back before it replaces ``path``.
 
-    The layout is the classic format's (:mod:`gops_solver.engine.storage`, format 2)
-    under its own magic: header CRC-32, one CRC-32 per table, tables on page
+    The solution container (:mod:`gops_solver.engine.storage`) of kind
+    ``variant``: header CRC-32, one CRC-32 per table, tables on page
     boundaries; :func:`~gops_solver.engine.storage.atomic_write` writes it (locked
     temporary file, fsync, rename, folder synced).
     """
     path = os.fspath(path)
     tables = [np.asarray(t, dtype=np.float64) for t in sol.tables]
     crcs = [crc32(t.reshape(-1)) for t in tables]
-    header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": sol.rules.to_dict(),
+    header = {"format": FORMAT_VERSION, "kind": "variant", "package_version": __version__,
+              "rules": sol.rules.to_dict(),
               "stage_games": sol.stage_games, "seconds": sol.seconds, "stage_solver": sol.stage_solver,
               "tables": [{"shape": list(t.shape), "crc32": c} for t, c in zip(tables, crcs)]}
 

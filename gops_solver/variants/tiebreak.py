@@ -139,12 +139,13 @@ def solve_tiebreak(rules: Rules, progress=None, stage_solver="numba", out=None):
     Returns
     -------
     Solution
-        Held in memory; ``query(..., match_score=(a, b))`` or, under
+        In memory, or mapped from ``out`` when given; ``query(..., match_score=(a, b))`` or, under
         total-score, ``match_score=(a, b, D)``.
     """
     from gops_solver.engine.solution import Solution
+    from gops_solver.engine.storage import check_out_path
     if out is not None:
-        raise ValueError(f"saving a {rules.match} match is not supported yet: solve it without out/--out")
+        check_out_path(out)  # before the solve, not after it
     if not rules.bid_cards == 1 == rules.open_prizes:
         raise ValueError("tiebreaks are solved for the classic game: use bid_cards 1 and open_prizes 1")
     t0 = time.perf_counter()
@@ -152,7 +153,16 @@ def solve_tiebreak(rules: Rules, progress=None, stage_solver="numba", out=None):
     space, tables = m.games[m.first()]
     sol = Solution(rules, space, tables, m.stage_games, time.perf_counter() - t0, stage_solver)
     sol.match = m
+    if out is not None:  # written whole, every game's tables, like the other matches
+        sol.save(out)
+        return load_tiebreak(out, check=False)
     return sol
+
+
+def load_tiebreak(path, rules=None, check=True):
+    """Open a tiebreak match saved by :meth:`~gops_solver.engine.solution.Solution.save` (or any classic file)."""
+    from gops_solver.engine.solution import load_classic
+    return load_classic(path, rules, check, tiebreak_match=TiebreakMatch)
 
 
 def projected_tiebreak(rules: Rules) -> dict:
