@@ -83,9 +83,9 @@ def _stored(path, players, cards, tie, objective, order, selection=None):
     if selection is not None and selection != sol.selection:
         raise ValueError(f"{path} was solved with the {sol.selection} selection: drop --selection "
                          f"or solve again with --selection {selection}")
-    if cards is not None and _rules(players, cards, tie, objective, order) != sol.rules:
-        raise ValueError(f"{path} holds a solution for {sol.rules.describe()}: drop the rule options "
-                         f"or give matching ones")
+    if cards is not None:
+        from gops_solver.analysis.answer import file_rules
+        file_rules(sol.rules, path, n=cards, tie=tie, objective=objective, order=order)
     if sol.rules.players != players:
         raise ValueError(f"{path} holds a {sol.rules.players}-player solution: use --players {sol.rules.players}")
     return sol
