@@ -553,7 +553,9 @@ def info(cards, tie, objective, order, as_json, as_csv, match, draw):
     click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB with --out (this machine: {ram / gib:.1f} GiB); "
                f"{pr.in_memory_bytes / gib:.2f} GiB without")
     click.echo(f"solution file  {pr.table_bytes / gib:.2f} GiB")
-    click.echo(f"time           about {duration(pr.seconds)} on 2 cores")
+    click.echo(f"time           about {duration(pr.seconds)} in memory | about {duration(pr.blocked_seconds)} "
+               f"as a block store (--memory), on this machine")
+    click.echo(f"               from {pr.basis} | {pr.blocked_basis} (gops_solver/engine/projection.py)")
     if pr.fits and not pr.fits_in_memory:
         click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
     elif pr.fits:
