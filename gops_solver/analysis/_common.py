@@ -13,6 +13,9 @@ def check_rules(rules):
     """Raise ``TypeError``/``ValueError`` unless :func:`evaluate` and :func:`simulate` take ``rules``."""
     if not isinstance(rules, Rules):
         raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
+    if rules.players != 2:
+        raise ValueError(f"evaluate and simulate play two-player games, not players={rules.players}: use "
+                         f"MultiSolution.query for 3-4 players, or Rules(players=2)")
     if rules.match != "single":
         raise ValueError(f"evaluate and simulate play single games, not a {rules.match} match: drop --match")
 
