@@ -21,7 +21,9 @@ __all__ = ["multi", "players_in_args"]
 def players_in_args(args) -> int:
     """The ``--players`` value in a command line (2 when absent)."""
     for i, a in enumerate(args):
-        if a == "--players" and i + 1 < len(args):
+        if a == "--players":
+            if i + 1 == len(args) or args[i + 1].startswith("-"):
+                raise ValueError("--players needs a value: give 2, 3 or 4 (--players 3)")
             return _players(args[i + 1])
         if a.startswith("--players="):
             return _players(a.split("=", 1)[1])

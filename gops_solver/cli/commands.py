@@ -16,7 +16,7 @@ from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
 from gops_solver.engine.projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
 from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options
 from gops_solver.analysis.stagegame import stage_game
-from gops_solver.cli._options import make_rules, match_options, rules_options, solution_option
+from gops_solver.cli._options import make_rules, match_options, one_line, rules_options, solution_option
 from gops_solver.cli._query import query
 from gops_solver.cli._format import matrix_text, nozero
 
@@ -42,10 +42,10 @@ class _Gops(click.Group):
             sys.exit(130)
         except click.ClickException as exc:
             hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) is not None else ""
-            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            click.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(2)
         except (ValueError, TypeError) as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {one_line(str(exc))}", err=True)
             sys.exit(2)
         except KeyboardInterrupt as exc:
             click.echo("\ninterrupted", err=True)
