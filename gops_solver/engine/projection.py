@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.rules import Rules
 
 #: solve throughput on the reference machine (2 cores), stage games solved per second
@@ -72,8 +73,8 @@ CALIBRATION = (
     (10, "discard", "win", "memory", 29.71, "gops solve --cards 10 --tie discard --objective win -q"),
     (10, "discard", "win", "memory", 32.0, "gops solve --cards 10 --tie discard --objective win"),
     (12, "discard", "win", "blocked", 10320.0, "gops solve --cards 12 --tie discard --objective win --out DIR --memory 2GB"),
-    (13, "discard", "points", "memory", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
-    (13, "carry", "points", "memory", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
+    (MAX_CARDS, "discard", "points", "memory", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
+    (MAX_CARDS, "carry", "points", "memory", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
 )
 
 #: shorter solves are mostly start-up (imports, numba's cache) and vary twofold from run to run: they
