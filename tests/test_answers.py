@@ -198,3 +198,20 @@ def test_to_frame_refuses_rounds_that_are_not_whole(rounds):
     from gops_solver.engine.export import to_frame
     with pytest.raises(ValueError, match="not a whole number"):
         to_frame(solve(Rules(4)), rounds=rounds)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "list", "folder"])
+def test_a_damaged_complete_json_says_what_to_do(tmp_path, damage):
+    store = tmp_path / "bs"
+    assert run("solve", "-n", "4", "--out", store, "--memory", "1GB").exit_code == 0
+    mark = store / "complete.json"
+    mark.unlink()
+    if damage == "folder":
+        mark.mkdir()
+    else:
+        mark.write_text('{"stage' if damage == "truncated" else "[1]")
+    one_line(run("query", "-s", store, *Q), "complete.json", "is damaged: remove it", "--resume")
+    # the advice works: without the mark, --resume rewrites it from the finished blocks
+    mark.rmdir() if damage == "folder" else mark.unlink()
+    assert run("solve", "-n", "4", "--out", store, "--memory", "1GB", "--resume").exit_code == 0
+    assert run("query", "-s", store, *Q).exit_code == 0
