@@ -109,7 +109,6 @@ def block_plan_lines(rules, pr, plan) -> list:
     from gops_solver.engine.projection import block_rate, duration
     gb = 1e9
     free = shutil.disk_usage(os.getcwd()).free
-    cores = os.cpu_count() or 1
     here = pr.blocked_seconds  # measured on this machine, not the per-level core rates below
     mem = max(plan.worker_bytes, int(1e9))
     lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
