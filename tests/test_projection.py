@@ -1,5 +1,6 @@
 """projection.py: the figures of gops info and the fit verdicts of gops solve, from the library."""
 
+import itertools
 import json
 
 import pytest
@@ -7,7 +8,7 @@ from click.testing import CliRunner
 
 from gops_solver import Rules, projected_work
 from gops_solver.cli.commands import cli
-from gops_solver.engine.projection import (FITS, GAMES_PER_SECOND, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
+from gops_solver.engine.projection import (CALIBRATION, FITS, ANCHOR_MIN_SECONDS, calibrated_seconds, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
                                     evaluation_measured, project)
 
 pytestmark = pytest.mark.nojit
@@ -23,7 +24,8 @@ def test_figures_come_from_projected_work():
     # time comes from the games the kernel builds (equal games once), at the rule's measured rate
     assert [lv["stage_solves"] for lv in p.levels] == w["stage_solves"] and p.stage_solves == w["total_solves"]
     assert 0 < p.stage_solves < p.stage_games  # carry: carries and reveals meet at one pot
-    assert p.seconds == pytest.approx(w["total_solves"] / GAMES_PER_SECOND["win", "carry"])
+    assert (p.seconds, p.basis) == calibrated_seconds(rules, "memory")
+    assert (p.blocked_seconds, p.blocked_basis) == calibrated_seconds(rules, "blocked")
 
 
 def test_verdicts_at_their_thresholds():
@@ -77,3 +79,34 @@ def test_block_plan_prices_each_level_at_its_measured_rate():
     # with more workers than blocks a level takes as long as its largest block
     last = plan.clusters[-1]
     assert last["seconds"] >= sum(float(w.max()) / block_rate(k) for k, w in enumerate(work)) * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("point", CALIBRATION, ids=lambda p: f"n{p[0]}-{p[1]}-{p[2]}-{p[3]}-{p[4]}s")
+def test_calibrated_projection_agrees_with_each_measured_solve(point):
+    # every stored measurement, both runs where two were kept: within 25 %; solves mostly start-up
+    # (under ANCHOR_MIN_SECONDS) are projected under that too
+    n, tie, objective, mode, seconds, command = point
+    assert command.startswith(f"gops solve --cards {n} --tie {tie} --objective {objective}")
+    assert ("--memory" in command) == (mode == "blocked")
+    projected, basis = calibrated_seconds(Rules(n, tie, objective), mode)
+    if seconds >= ANCHOR_MIN_SECONDS:
+        assert projected == pytest.approx(seconds, rel=0.25)
+    else:
+        assert projected < ANCHOR_MIN_SECONDS
+    assert basis.startswith(f"measured {tie}/{objective} {mode} solves")
+
+
+def test_projection_grows_with_the_deck_and_says_when_it_extrapolates():
+    for tie, objective, mode in itertools.product(("carry", "discard"), ("points", "win"), ("memory", "blocked")):
+        times = [calibrated_seconds(Rules(n, tie, objective), mode)[0] for n in range(4, 14)]
+        assert all(a <= b for a, b in zip(times, times[1:])), (tie, objective, mode, times)
+    assert "extrapolated beyond n = 10" in calibrated_seconds(Rules(12, "discard", "win"), "memory")[1]
+    assert "extrapolated" not in calibrated_seconds(Rules(12, "discard", "win"), "blocked")[1]
+
+
+def test_gops_info_shows_both_times_and_their_measurements():
+    out = CliRunner().invoke(cli, ["info", "-n", "10", "--tie", "discard", "--objective", "win"])
+    assert out.exit_code == 0, out.output
+    p = project(Rules(10, "discard", "win"))
+    assert f"about {duration(p.seconds)} in memory | about {duration(p.blocked_seconds)} as a block store" in out.output
+    assert "measured discard/win memory solves, n = 9, n = 10 | measured discard/win blocked solves" in out.output

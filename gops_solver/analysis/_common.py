@@ -23,8 +23,8 @@ def check_rules(rules) -> str:
     if not isinstance(rules, Rules):
         raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
     if rules.players != 2:
-        raise ValueError(f"evaluate and simulate are defined for two players, not {rules.players}: "
-                         f"gops play --players {rules.players} plays the seats")
+        raise ValueError(f"evaluate and simulate are defined for two players: they play two-player games, not "
+                         f"players={rules.players}; use MultiSolution.query or gops play --players {rules.players}")
     if rules.match != "single":
         raise ValueError(f"evaluate and simulate play single games, not a {rules.match} match: drop --match")
     return "classic" if rules.classic else "variant"

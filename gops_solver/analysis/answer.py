@@ -14,7 +14,7 @@ from gops_solver.game.cards import parse_cards
 from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.jsonout import dumps
 from gops_solver.engine.query import QueryResult, query_state
-from gops_solver.game.rules import DecisionState, Rules, parse_match_score, rules_from_options, validate_state, with_options
+from gops_solver.game.rules import DecisionState, Rules, parse_match_score, rules_from_options, validate_state
 from gops_solver.api import solve
 from gops_solver.engine.solution import Solution
 
@@ -45,6 +45,62 @@ class QueryAnswer:
     def to_json(self) -> str:
         """:meth:`to_dict` as one line of JSON."""
         return dumps(self.to_dict())
+
+
+#: a rule option's name on the command line, by its :class:`Rules` field
+_OPTION_NAMES = {"n": "--cards", "tie": "--tie", "objective": "--objective", "order": "--order", "match": "--match",
+                 "draw": "--draw", "bid_cards": "--bid-cards", "open_prizes": "--open-prizes",
+                 "tiebreak": "--tiebreak", "players": "--players"}
+
+
+def file_rules(rules: Rules, name=None, **options) -> Rules:
+    """A solution file's rules, after checking that the rule options given agree with them.
+
+    Every reader of a stored solution (query, play, evaluate, simulate,
+    export, explore, the explorer's API) calls this one check: an option
+    that contradicts the file is refused, never silently ignored.
+
+    Parameters
+    ----------
+    rules : Rules
+        The file's rules.
+    name : str, optional
+        What to call the file in the message.
+    **options
+        ``n``, ``tie``, ``objective``, ``order``, ``match``, ``draw``,
+        ``bid_cards``, ``open_prizes``, ``tiebreak``, ``players``; None for
+        an option not given.
+
+    Returns
+    -------
+    Rules
+        ``rules`` itself.
+
+    Raises
+    ------
+    ValueError
+        One line naming the options that contradict the file and the fix.
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if not given:
+        return rules
+    unknown = set(given) - set(_OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"file_rules got unknown rule options {sorted(unknown)}")
+    try:
+        wanted = Rules.from_dict({**rules.to_dict(), **given})
+        differ = [k for k in given if getattr(wanted, k) != getattr(rules, k)]
+        # a draw rule means nothing outside best-of matches: asking for one there is a contradiction too
+        if "draw" in given and not rules.best_of and given["draw"] != "replay":
+            differ.append("draw")
+    except ValueError:
+        differ = list(given)  # these options cannot even be applied to the file's rules
+    if not differ:
+        return rules
+    asked = " ".join(f"{_OPTION_NAMES[k]} {given[k]}" for k in differ)
+    raise ValueError(f"{name or 'the solution'} holds a solution for {rules.describe()}, which contradicts "
+                     f"{asked}: drop {'that option' if len(differ) == 1 else 'those options'} or use a file "
+                     f"solved for {'it' if len(differ) == 1 else 'them'}")
 
 
 def query_rules(cards=None, tie=None, objective=None, order=None, match=None, draw=None) -> Rules:
@@ -86,20 +142,15 @@ def answer_query(hand_a, hand_b, pot, prizes="", diff=0, *, cards=None, tie=None
     ValueError
         One line naming the bad parameter and the fix.
     """
-    if match not in (None, "single") and solution is None:
+    if solution is None and match not in (None, "single"):
         # a match needs every game's end values: the whole match is solved (in memory)
         rules = query_rules(cards, tie, objective, order, match, draw)
         res = solve_match(rules).query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff,
                                        stage_solver, game=game, match_score=parse_match_score(match_score))
         return QueryAnswer(rules, res.state, res)
     if solution is not None:
-        wanted = with_options(solution.rules, n=cards, tie=tie, objective=objective, order=order)
-        if wanted is not None:
-            if wanted != solution.rules:
-                raise ValueError(f"{solution_name or 'the solution'} holds a solution for "
-                                 f"{solution.rules.describe()}, not {wanted.describe()}: "
-                                 f"drop the rule options or use a matching file")
-        rules = solution.rules
+        rules = file_rules(solution.rules, solution_name, n=cards, tie=tie, objective=objective, order=order,
+                           match=match, draw=draw)
         res = solution.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
                              game=game, match_score=parse_match_score(match_score))
         return QueryAnswer(rules, res.state, res)

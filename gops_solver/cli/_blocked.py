@@ -109,8 +109,7 @@ def block_plan_lines(rules, pr, plan) -> list:
     from gops_solver.engine.projection import block_rate, duration
     gb = 1e9
     free = shutil.disk_usage(os.getcwd()).free
-    cores = os.cpu_count() or 1
-    here = plan.cpu_hours * 3600 / cores
+    here = pr.blocked_seconds  # measured on this machine, not the per-level core rates below
     mem = max(plan.worker_bytes, int(1e9))
     lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
              f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk",
@@ -118,7 +117,7 @@ def block_plan_lines(rules, pr, plan) -> list:
              f"at {block_rate(5) / 1e6:.2f} (level 5) to {block_rate(9) / 1e6:.2f} (level 9) M stage games "
              f"per core-second (measured, n = 12 and 13)"]
     if fits_here(plan, pr):
-        lines.append(f"               here: about {duration(here)} on {cores} cores, with "
+        lines.append(f"               here: about {duration(here)}, with "
                      f"gops solve --cards {rules.n} --tie {rules.tie} --objective {rules.objective} "
                      f"--order {rules.order_name} --out DIR --memory {int(mem / 1e9 + 1)}GB")
     else:

@@ -31,13 +31,15 @@ def explore(solution, cards, tie, objective, order, port, host, no_browser):
                                f"pip install 'gops-solver[explore]'") from None
     from gops_solver.analysis.answer import query_rules
     from gops_solver.api import load
+    _check_host(host)
     if solution is not None:
+        from gops_solver.analysis.answer import file_rules
         sol = load(solution)
-        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order))
-                 if v is not None}
-        if given and sol.rules != type(sol.rules)(**{**sol.rules.to_dict(), **given}):
-            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
-                             f"or use a matching file")
+        file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order)
+        if not sol.rules.classic or sol.rules.players != 2:
+            raise click.UsageError(f"{solution} holds a solution for {sol.rules.describe()}; the explorer shows "
+                                   f"the classic two-player game only: read this file with gops query -s or "
+                                   f"gops play -s, or explore a file of the classic game")
         explorer = Explorer(sol, solution)
     else:
         explorer = Explorer(rules=query_rules(cards, tie, objective, order))
@@ -49,6 +51,28 @@ def explore(solution, cards, tie, objective, order, port, host, no_browser):
     server = uvicorn.Server(config)
     _announce_when_up(server, host, no_browser)
     server.run()
+
+
+#: addresses that reach this machine only
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _check_host(host) -> None:
+    """Refuse an empty --host (it would listen on every interface while looking like the default)."""
+    if not host.strip():
+        raise click.UsageError("--host is empty: give 127.0.0.1 (this machine only) or, to expose the explorer "
+                               "to the network, the address to listen on (0.0.0.0 for every interface)")
+
+
+def _exposed(host) -> bool:
+    """Whether listening on ``host`` lets other machines connect."""
+    import ipaddress
+    if host.strip().lower() in _LOOPBACK:
+        return False
+    try:
+        return not ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return True  # a host name: it may resolve to a public address
 
 
 def _check_port(host, port) -> None:
@@ -73,8 +97,14 @@ def _announce_when_up(server, host, no_browser) -> None:
                 return
             time.sleep(0.05)
         sock = server.servers[0].sockets[0].getsockname()
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        bound = sock[0]
+        # a wildcard address is not one to browse to: this machine reaches it on loopback
+        shown = ("::1" if ":" in bound else "127.0.0.1") if bound in ("0.0.0.0", "::") else bound
         url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{sock[1]}/"
+        if _exposed(host):
+            where = "every network interface" if bound in ("0.0.0.0", "::") else "the network"
+            click.echo(f"warning: gops explore listens on {bound}:{sock[1]} ({where}): anyone who can reach "
+                       f"this machine can use it and start solves; use --host 127.0.0.1 to keep it local", err=True)
         click.echo(f"gops explore serving {url}  (Ctrl-C stops)", err=False)
         sys.stdout.flush()
         if not no_browser:

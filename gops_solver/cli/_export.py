@@ -46,13 +46,9 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         raise click.UsageError("choose one of --json and --csv")
     t0 = time.perf_counter()
     if solution is not None:
+        from gops_solver.analysis.answer import file_rules
         sol = load(solution)
-        given = {k: v for k, v in (("n", cards), ("tie", tie), ("objective", objective), ("order", order))
-                 if v is not None}
-        if given and Rules(**{**sol.rules.to_dict(), **given}) != sol.rules:
-            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
-                             f"or use a matching file")
-        rules = sol.rules
+        rules = file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order)
     else:
         if cards is None:
             raise click.UsageError("give --solution FILE, or --cards N (and the rules) to solve here")

@@ -21,7 +21,9 @@ __all__ = ["multi", "players_in_args"]
 def players_in_args(args) -> int:
     """The ``--players`` value in a command line (2 when absent)."""
     for i, a in enumerate(args):
-        if a == "--players" and i + 1 < len(args):
+        if a == "--players":
+            if i + 1 == len(args) or args[i + 1].startswith("-"):
+                raise ValueError("--players needs a value: give 2, 3 or 4 (--players 3)")
             return _players(args[i + 1])
         if a.startswith("--players="):
             return _players(a.split("=", 1)[1])
@@ -83,9 +85,9 @@ def _stored(path, players, cards, tie, objective, order, selection=None):
     if selection is not None and selection != sol.selection:
         raise ValueError(f"{path} was solved with the {sol.selection} selection: drop --selection "
                          f"or solve again with --selection {selection}")
-    if cards is not None and _rules(players, cards, tie, objective, order) != sol.rules:
-        raise ValueError(f"{path} holds a solution for {sol.rules.describe()}: drop the rule options "
-                         f"or give matching ones")
+    if cards is not None:
+        from gops_solver.analysis.answer import file_rules
+        file_rules(sol.rules, path, n=cards, tie=tie, objective=objective, order=order)
     if sol.rules.players != players:
         raise ValueError(f"{path} holds a {sol.rules.players}-player solution: use --players {sol.rules.players}")
     return sol

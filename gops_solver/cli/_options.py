@@ -8,6 +8,13 @@ from gops_solver.game.constants import MAX_CARDS  # noqa: F401  (defaults of --c
 from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options
 
 
+def one_line(message: str) -> str:
+    """An error message as one line: click's lists of choices joined, any other control character
+    (a newline in a file name the message echoes) written as its escape, as ``repr`` does."""
+    message = message.replace(":\n\t", ": ").replace(",\n\t", ", ")
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+
+
 def rules_options(cards_default):
     """The options that describe a game: --cards, --tie, --objective, --order."""
     def wrap(f):

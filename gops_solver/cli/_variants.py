@@ -18,7 +18,7 @@ from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.jsonout import dumps
 from gops_solver.cli._util import print_simulation
 from gops_solver.engine.projection import OVERHEAD_BYTES, duration, machine_memory
-from gops_solver.game.rules import TIEBREAKS, parse_match_score, rules_from_options, with_options
+from gops_solver.game.rules import TIEBREAKS, parse_match_score, rules_from_options
 
 #: stage-game cells per second of the variant kernel on 2 cores (benchmarks/variants.py). Under
 #: points the floors (two-card n = 10, open prizes n = 9) ran at 1.3e7 to 2.4e7 cells per CPU second
@@ -153,13 +153,10 @@ def _query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, 
         raise click.UsageError("--matrix shows the classic game's stage game; the variants' strategies are "
                                "printed without it")
     if solution is not None:
+        from gops_solver.analysis.answer import file_rules
         sol = load(solution)
-        wanted = with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order, bid_cards=bid_cards,
-                              open_prizes=open_prizes)
-        if wanted is not None and wanted != sol.rules:
-            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
-                             f"or use a matching file")
-        rules = sol.rules
+        rules = file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order, match=match,
+                           draw=draw, bid_cards=bid_cards, open_prizes=open_prizes, tiebreak=tiebreak)
     else:
         rules = _rules(cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak, default_n=MAX_CARDS)
         _check_size(rules, "this query (the whole game is solved first)")
@@ -280,8 +277,10 @@ def _play(cards, tie, objective, order, solution, seed, hint, match, draw, bid_c
     from gops_solver.analysis._variant_play import play_variant
     from gops_solver.api import load, solve as solve_rules
     if solution is not None:
+        from gops_solver.analysis.answer import file_rules
         sol = load(solution)
-        rules = sol.rules
+        rules = file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order, match=match,
+                           draw=draw, bid_cards=bid_cards, open_prizes=open_prizes, tiebreak=tiebreak)
     else:
         rules = _rules(cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak)
         if rules.tiebreak != "share":
@@ -302,10 +301,10 @@ def _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_pr
     if tiebreak not in (None, "share"):
         raise click.UsageError("evaluate and simulate play single games: drop --tiebreak (a match option)")
     if solution is not None:
-        rules = None
-        if cards is not None:
-            rules = _rules(cards, tie, objective, order, None, None, bid_cards, open_prizes, tiebreak)
-        sol = load(solution, rules)
+        from gops_solver.analysis.answer import file_rules
+        sol = load(solution)
+        file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order, bid_cards=bid_cards,
+                   open_prizes=open_prizes)
     else:
         rules = _rules(cards, tie, objective, order, None, None, bid_cards, open_prizes, tiebreak)
         if check is not None:

@@ -14,9 +14,9 @@ from gops_solver.cli._variants import variant_options
 from gops_solver.game.constants import MAX_CARDS, VALUE_TOL, tol_text
 from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
 from gops_solver.engine.projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
-from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options, with_options
+from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options
 from gops_solver.analysis.stagegame import stage_game
-from gops_solver.cli._options import make_rules, match_options, rules_options, solution_option
+from gops_solver.cli._options import make_rules, match_options, one_line, rules_options, solution_option
 from gops_solver.cli._query import query
 from gops_solver.cli._format import matrix_text, nozero
 
@@ -42,10 +42,10 @@ class _Gops(click.Group):
             sys.exit(130)
         except click.ClickException as exc:
             hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) is not None else ""
-            click.echo(f"error: {exc.format_message()}{hint}", err=True)
+            click.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(2)
         except (ValueError, TypeError) as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {one_line(str(exc))}", err=True)
             sys.exit(2)
         except KeyboardInterrupt as exc:
             click.echo("\ninterrupted", err=True)
@@ -69,7 +69,6 @@ def cli():
 
 
 _rules_options, _make_rules, _solution_option, _match_options = rules_options, make_rules, solution_option, match_options
-_with_options = with_options
 
 
 @cli.command()
@@ -153,12 +152,10 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
         raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
                                "terminal or pipe the bids in")
     if solution is not None:
+        from gops_solver.analysis.answer import file_rules
         sol = load(solution)
-        wanted = _with_options(sol.rules, n=cards, tie=tie, objective=objective, order=order, match=match, draw=draw)
-        if wanted is not None and wanted != sol.rules:
-            raise ValueError(f"{solution} holds a solution for {sol.rules.describe()}: drop the rule options "
-                             f"or use a matching file")
-        rules = sol.rules
+        rules = file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order, match=match,
+                           draw=draw)
     else:
         rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
         sol = None
@@ -392,12 +389,21 @@ def _slot_text(d) -> str:
     return text
 
 
-def _solution_for(path, rules, specs, quiet):
-    """The solution the equilibrium strategy reads: from --solution, solved here (with a
+def _game_rules(cards, tie, objective, order, path):
+    """The rules of evaluate/simulate: the --solution file's (rule options given must agree), else the options'."""
+    if path is None:
+        return _make_rules(cards, tie, objective, order), None
+    from gops_solver.analysis.answer import file_rules
+    from gops_solver.api import load
+    sol = load(path)
+    return file_rules(sol.rules, path, n=cards, tie=tie, objective=objective, order=order), sol
+
+
+def _solution_for(path, rules, specs, quiet, loaded=None):
+    """The solution the equilibrium strategy reads: ``loaded`` from --solution, solved here (with a
     progress bar on long solves) when one of ``specs`` is the equilibrium, else None."""
     if path is not None:
-        from gops_solver.api import load
-        return load(path, rules)
+        return loaded
     from gops_solver.analysis._common import check_rules, needs_solution
     if not needs_solution(*specs):
         return None
@@ -440,12 +446,12 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
     from gops_solver.analysis.evaluate import evaluate as evaluate_exact, evaluation_steps
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    rules = _make_rules(cards, tie, objective, order)
+    rules, loaded = _game_rules(cards, tie, objective, order, solution)
     if not evaluation_measured(rules) and not allow_large:
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
                                f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
                                f"to try")
-    sol = _solution_for(solution, rules, (strategy, against), quiet)
+    sol = _solution_for(solution, rules, (strategy, against), quiet, loaded)
     bar = None
     if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:
         from tqdm import tqdm
@@ -491,8 +497,8 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
     from gops_solver.analysis.simulate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    rules = _make_rules(cards, tie, objective, order)
-    sol = _solution_for(solution, rules, (strat_a, strat_b), quiet)
+    rules, loaded = _game_rules(cards, tie, objective, order, solution)
+    sol = _solution_for(solution, rules, (strat_a, strat_b), quiet, loaded)
     bar = None
     if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
         from tqdm import tqdm
@@ -547,7 +553,9 @@ def info(cards, tie, objective, order, as_json, as_csv, match, draw):
     click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB with --out (this machine: {ram / gib:.1f} GiB); "
                f"{pr.in_memory_bytes / gib:.2f} GiB without")
     click.echo(f"solution file  {pr.table_bytes / gib:.2f} GiB")
-    click.echo(f"time           about {duration(pr.seconds)} on 2 cores")
+    click.echo(f"time           about {duration(pr.seconds)} in memory | about {duration(pr.blocked_seconds)} "
+               f"as a block store (--memory), on this machine")
+    click.echo(f"               from {pr.basis} | {pr.blocked_basis} (gops_solver/engine/projection.py)")
     if pr.fits and not pr.fits_in_memory:
         click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
     elif pr.fits:

@@ -25,7 +25,7 @@ from collections import OrderedDict
 import numpy as np
 from numba import get_num_threads
 
-from gops_solver.engine._blockstore import BlockStats, BlockStore
+from gops_solver.engine._blockstore import COMPLETE, BlockStats, BlockStore
 from gops_solver.game.constants import MAX_CARDS
 from gops_solver.engine.induction import deal, level0_table, level_kernel, set_work
 from gops_solver.game.rules import Rules
@@ -564,4 +564,12 @@ def open_store(path, rules=None, check=True):
         raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again")
     if check:
         store.check()
-    return saved, space, BlockedTables(store, space), store.complete_info()
+    try:
+        info = store.complete_info()
+    except (OSError, ValueError) as exc:  # a folder, unreadable, or not JSON
+        info = exc
+    if not isinstance(info, dict):
+        # the blocks hold the solution; complete.json only marks it finished, and --resume rewrites it
+        raise ValueError(f"{path}: its {COMPLETE} (the mark of a finished solve) is damaged: remove it, then "
+                         f"rewrite it from the finished blocks with {solve_command(saved, path)} --resume")
+    return saved, space, BlockedTables(store, space), info

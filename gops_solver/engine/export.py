@@ -76,9 +76,13 @@ def decision_states(rules: Rules, rounds: int | None = None, level: int | None =
     ValueError
         Bad ``rounds``/``level``, a match format, or too many states.
     """
+    from numbers import Real
     n = rules.n
     if rules.match != "single":
         raise ValueError(f"export covers single games; {rules.match} is a match: drop --match")
+    for name, v in (("rounds", rounds), ("level", level)):  # 1.5 or True would pass int() unnoticed
+        if v is not None and (isinstance(v, bool) or not isinstance(v, Real) or not float(v).is_integer()):
+            raise ValueError(f"{name}={v!r} is not a whole number: give a count of rounds (or cards left) 1..{n}")
     if level is not None:
         if not 1 <= int(level) <= n:
             raise ValueError(f"level {level} is outside 1..{n}: give the cards left in each hand")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.rules import Rules
 
 #: solve throughput on the reference machine (2 cores), stage games solved per second
@@ -37,6 +38,109 @@ IN_MEMORY_SHARE = 0.6
 #: largest deck whose exact evaluations were measured (README): uniform at n = 10 took 4 min
 #: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
 EVAL_MEASURED_MAX_CARDS = 10
+
+#: solves timed on this machine (2 cores shared with other jobs): ``(n, tie, objective, mode, wall seconds,
+#: command)``. ``mode`` is ``"memory"`` (levels held in memory, or streamed to ``--out F``) or ``"blocked"``
+#: (a block store, ``--memory``). n = 8-10: the faster of two runs of each command, ``-q`` and output to
+#: /dev/null, load average 2-10 (other agents' jobs); n = 10 and 12 discard/win at 32, 38 and 10,320 s
+#: (2 h 52 min) were timed by a user; n = 13 points: README, "n = 13 carry/points" and the fastest
+#: discard/points run (4 min 42 s wall).
+CALIBRATION = (
+    (8, "carry", "points", "blocked", 2.56, "gops solve --cards 8 --tie carry --objective points -q --out DIR --memory 2GB"),
+    (8, "carry", "points", "memory", 3.15, "gops solve --cards 8 --tie carry --objective points -q"),
+    (8, "carry", "win", "blocked", 7.78, "gops solve --cards 8 --tie carry --objective win -q --out DIR --memory 2GB"),
+    (8, "carry", "win", "memory", 7.36, "gops solve --cards 8 --tie carry --objective win -q"),
+    (8, "discard", "points", "blocked", 2.58, "gops solve --cards 8 --tie discard --objective points -q --out DIR --memory 2GB"),
+    (8, "discard", "points", "memory", 4.18, "gops solve --cards 8 --tie discard --objective points -q"),
+    (8, "discard", "win", "blocked", 5.15, "gops solve --cards 8 --tie discard --objective win -q --out DIR --memory 2GB"),
+    (8, "discard", "win", "memory", 6.06, "gops solve --cards 8 --tie discard --objective win -q"),
+    (9, "carry", "points", "blocked", 1.70, "gops solve --cards 9 --tie carry --objective points -q --out DIR --memory 2GB"),
+    (9, "carry", "points", "memory", 2.87, "gops solve --cards 9 --tie carry --objective points -q"),
+    (9, "carry", "win", "blocked", 26.77, "gops solve --cards 9 --tie carry --objective win -q --out DIR --memory 2GB"),
+    (9, "carry", "win", "memory", 15.19, "gops solve --cards 9 --tie carry --objective win -q"),
+    (9, "discard", "points", "blocked", 2.13, "gops solve --cards 9 --tie discard --objective points -q --out DIR --memory 2GB"),
+    (9, "discard", "points", "memory", 4.62, "gops solve --cards 9 --tie discard --objective points -q"),
+    (9, "discard", "win", "blocked", 12.36, "gops solve --cards 9 --tie discard --objective win -q --out DIR --memory 2GB"),
+    (9, "discard", "win", "memory", 14.12, "gops solve --cards 9 --tie discard --objective win -q"),
+    (10, "carry", "points", "blocked", 3.09, "gops solve --cards 10 --tie carry --objective points -q --out DIR --memory 2GB"),
+    (10, "carry", "points", "memory", 2.40, "gops solve --cards 10 --tie carry --objective points -q"),
+    (10, "carry", "win", "blocked", 116.63, "gops solve --cards 10 --tie carry --objective win -q --out DIR --memory 2GB"),
+    (10, "carry", "win", "memory", 59.44, "gops solve --cards 10 --tie carry --objective win -q"),
+    (10, "discard", "points", "blocked", 1.78, "gops solve --cards 10 --tie discard --objective points -q --out DIR --memory 2GB"),
+    (10, "discard", "points", "memory", 1.64, "gops solve --cards 10 --tie discard --objective points -q"),
+    (10, "discard", "win", "blocked", 32.43, "gops solve --cards 10 --tie discard --objective win -q --out DIR --memory 2GB"),
+    (10, "discard", "win", "blocked", 38.0, "gops solve --cards 10 --tie discard --objective win --out DIR --memory 2GB"),
+    (10, "discard", "win", "memory", 29.71, "gops solve --cards 10 --tie discard --objective win -q"),
+    (10, "discard", "win", "memory", 32.0, "gops solve --cards 10 --tie discard --objective win"),
+    (12, "discard", "win", "blocked", 10320.0, "gops solve --cards 12 --tie discard --objective win --out DIR --memory 2GB"),
+    (MAX_CARDS, "discard", "points", "memory", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
+    (MAX_CARDS, "carry", "points", "memory", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
+)
+
+#: shorter solves are mostly start-up (imports, numba's cache) and vary twofold from run to run: they
+#: are kept as data but do not anchor the projection
+ANCHOR_MIN_SECONDS = 10.0
+#: start-up of ``gops solve`` before any stage game (``gops solve --cards 3``: 1.28-1.47 s)
+STARTUP_SECONDS = 1.3
+
+
+def _work(rules: Rules, mode: str) -> int:
+    """What a solve's time scales with: games the kernel builds (in memory) or every block's games."""
+    from gops_solver.engine.solution import projected_work
+    w = projected_work(rules)
+    return w["total_solves"] if mode == "memory" else w["total_games"]
+
+
+def calibrated_seconds(rules: Rules, mode: str = "memory") -> tuple:
+    """Wall time of a solve of ``rules`` on this machine, from :data:`CALIBRATION`.
+
+    Between two measured solves of the same tie, objective and mode the time
+    is interpolated on a log-log scale of their work (:func:`_work`); beyond
+    the largest it grows at that solve's rate; below the smallest it is the
+    start-up plus that solve's rate. A blocked solve without measurements
+    measured only below :data:`ANCHOR_MIN_SECONDS` rests on its largest deck.
+
+    Parameters
+    ----------
+    rules : Rules
+    mode : {"memory", "blocked"}
+
+    Returns
+    -------
+    (float, str)
+        The seconds, and which measurements they rest on (for ``gops info``).
+    """
+    import math
+    if mode not in ("memory", "blocked"):
+        raise ValueError(f"mode {mode!r}: use memory or blocked")
+    rows = [r for r in CALIBRATION if (r[1], r[2], r[3]) == (rules.tie, rules.objective, mode)
+            and r[4] >= ANCHOR_MIN_SECONDS]
+    if not rows:
+        # only short solves of this mode: the largest deck measured sets its rate
+        short = [r for r in CALIBRATION if (r[1], r[2], r[3]) == (rules.tie, rules.objective, mode)]
+        rows = [r for r in short if r[0] == max(x[0] for x in short)]
+    fastest = {}
+    for r in rows:  # the faster run of each deck size
+        fastest[r[0]] = min(fastest.get(r[0], math.inf), r[4])
+    anchors = sorted((_work(Rules(n, rules.tie, rules.objective), mode), s) for n, s in fastest.items())
+    w = _work(rules, mode)
+    sizes = ", ".join(f"n = {n}" for n in sorted(fastest))
+    basis = f"measured {rules.tie}/{rules.objective} {mode} solves, {sizes}"
+    if max(fastest.values()) < ANCHOR_MIN_SECONDS:
+        basis += " (short solves only)"
+    (w0, s0), (w1, s1) = anchors[0], anchors[-1]
+    if w <= w0:
+        return STARTUP_SECONDS + (s0 - STARTUP_SECONDS) * w / w0, basis
+    if w >= w1:
+        if w > w1 * 1.000001:
+            basis += f", extrapolated beyond n = {max(fastest)}"
+        return s1 * w / w1, basis
+    for (wa, sa), (wb, sb) in zip(anchors, anchors[1:]):
+        if wa <= w <= wb:
+            t = math.log(w / wa) / math.log(wb / wa)
+            return math.exp(math.log(sa) + t * math.log(sb / sa)), basis
+    raise AssertionError("unreachable: w lies between the anchors")
+
 
 #: verdicts of :meth:`Projection.solve_fit`
 FITS, NEEDS_OUT, TOO_LARGE = "fits", "needs-out", "too-large"
@@ -65,7 +169,7 @@ class Projection:
     in_memory_bytes : int
         ``table_bytes`` plus overhead: the memory of a solve without ``out``.
     seconds : float
-        Projected wall time: ``stage_solves`` at :data:`GAMES_PER_SECOND`.
+        Projected wall time in memory on this machine (:func:`calibrated_seconds`).
     machine_bytes : int
     levels : list of dict
         ``{"k", "stage_games", "stage_solves", "table_bytes"}`` per level.
@@ -73,6 +177,12 @@ class Projection:
         Stage games the kernel builds: a game equal to one already built for
         the same pattern, set left hidden and pot is not built again
         (:func:`~.induction.level_solves`; fewer under the carry rule).
+    basis : str
+        The measurements ``seconds`` rests on.
+    blocked_seconds : float
+        Projected wall time of a blocked solve (``--memory``) on this machine.
+    blocked_basis : str
+        The measurements ``blocked_seconds`` rests on.
     """
 
     rules: Rules
@@ -85,6 +195,9 @@ class Projection:
     machine_bytes: int
     levels: list = field(default_factory=list, repr=False)
     stage_solves: int = 0
+    basis: str = ""
+    blocked_seconds: float = 0.0
+    blocked_basis: str = ""
 
     @property
     def table_entries(self) -> int:
@@ -119,6 +232,8 @@ class Projection:
         return {"rules": self.rules.to_dict(), "table_entries": self.table_entries,
                 "stage_games": self.stage_games, "stage_solves": self.stage_solves, "memory_bytes": self.memory_bytes,
                 "file_bytes": self.table_bytes, "projected_seconds": self.seconds,
+                "projected_seconds_blocked": self.blocked_seconds,
+                "projection_basis": {"memory": self.basis, "blocked": self.blocked_basis},
                 "machine_memory_bytes": self.machine_bytes, "fits": self.fits, "levels": self.levels}
 
 
@@ -136,9 +251,11 @@ def project(rules: Rules, machine_bytes: int | None = None) -> Projection:
     ram = machine_memory() if machine_bytes is None else int(machine_bytes)
     levels = [{"k": k, "stage_games": g, "stage_solves": v, "table_bytes": b}
               for k, (g, v, b) in enumerate(zip(w["stage_games"], w["stage_solves"], w["table_bytes"]))]
-    seconds = w["total_solves"] / GAMES_PER_SECOND[rules.objective, rules.tie]
+    seconds, basis = calibrated_seconds(rules, "memory")
+    blocked, blocked_basis = calibrated_seconds(rules, "blocked")
     return Projection(rules, w["total_games"], w["total_bytes"], w["peak_bytes"], w["peak_bytes"] + OVERHEAD_BYTES,
-                      w["total_bytes"] + OVERHEAD_BYTES, seconds, ram, levels, w["total_solves"])
+                      w["total_bytes"] + OVERHEAD_BYTES, seconds, ram, levels, w["total_solves"], basis, blocked,
+                      blocked_basis)
 
 
 def evaluation_measured(rules: Rules) -> bool:

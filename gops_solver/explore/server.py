@@ -27,7 +27,7 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 
 from gops_solver.game.cards import parse_cards
-from gops_solver.analysis.answer import QueryAnswer, answer_query, query_rules
+from gops_solver.analysis.answer import QueryAnswer, answer_query, file_rules, query_rules
 from gops_solver.game.rules import Rules, validate_state
 from gops_solver.api import solve
 from gops_solver.engine.solution import Solution, projected_work
@@ -45,6 +45,8 @@ ANSWER_CACHE = 512
 _RULE_PARAMS = ("cards", "tie", "objective", "order", "match", "draw", "stage_solver")
 _STATE_PARAMS = ("hand_a", "hand_b", "pot", "prizes", "diff", "game", "match_score")
 _STEP_PARAMS = ("bid_a", "bid_b", "next")
+#: the query command's variant parameters, with the value that means the classic game (None: none does)
+_VARIANT_PARAMS = {"bid_cards": 1, "open_prizes": 1, "tiebreak": "share", "row": None, "match_total": None}
 
 
 class InputError(ValueError):
@@ -151,6 +153,12 @@ class Explorer:
         out = dict(ctx.params)
         out.pop("solution", None)
         out.pop("as_json", None)
+        for name, classic in _VARIANT_PARAMS.items():
+            # the page and its API show the classic game: a variant asked for is refused, never ignored
+            value = out.pop(name, None)
+            if value is not None and value != classic:
+                raise InputError(f"{name}={value}: the explorer answers the classic game only; drop {name} "
+                                 f"from the address, or ask gops query --{name.replace('_', '-')} {value}")
         if self.solution is None:
             # rule options left out are those the server was started with
             for name, value in (("cards", self.rules.n), ("tie", self.rules.tie),
@@ -165,7 +173,9 @@ class Explorer:
         """The rules a request asks for (a stored solution's rules unless it names others)."""
         p = self.parse(params, rules_only=True)
         if self.solution is not None:
-            return self.solution.rules
+            return _checked(lambda: file_rules(self.solution.rules, self.solution_name, n=p.get("cards"),
+                                               tie=p.get("tie"), objective=p.get("objective"),
+                                               order=p.get("order"), match=p.get("match"), draw=p.get("draw")))
         return _checked(lambda: query_rules(p.get("cards"), p.get("tie"), p.get("objective"), p.get("order"),
                                             p.get("match"), p.get("draw")))
 

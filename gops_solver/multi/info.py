@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-import itertools
-
-from .state import relabel
+from math import comb
 
 __all__ = ["count_patterns"]
 
 
+def _multisets(items: int, size: int) -> int:
+    """Multisets of ``size`` elements drawn from ``items`` kinds."""
+    return comb(items + size - 1, size) if items > 0 else int(size == 0)
+
+
 def count_patterns(rules) -> dict:
     """Canonical hand patterns (relabelled, players sorted) reachable at each hand size.
+
+    A pattern at hand size ``k`` is a multiset of ``players`` hands, each a
+    ``k``-subset of the ranks ``0..u-1`` of their union, the hands together
+    covering all ``u`` ranks (``k <= u <= min(n, players * k)``). Every such
+    multiset is reachable (each player discards any ``n - k`` cards), so the
+    count is exact: by inclusion-exclusion over the ranks left uncovered,
+    ``sum_j (-1)^j C(u, j) multiset(C(u - j, k), players)`` for each ``u``.
+    A closed form, so 4 players and 13 cards take microseconds
+    (tests/test_answers.py compares it with an enumeration of the game).
 
     Parameters
     ----------
@@ -24,19 +36,8 @@ def count_patterns(rules) -> dict:
         pot, hidden-prize set (and, under ``win``, score keys).
     """
     n, m = rules.n, rules.players
-    full = tuple(range(n))
-    level = {tuple(sorted(relabel((full,) * m))): (full,) * m}
     out = {}
     for k in range(n, 0, -1):
-        out[k] = len(level)
-        if k == 1:
-            break
-        nxt = {}
-        for hands in level.values():
-            for bids in itertools.product(*hands):
-                new = tuple(tuple(c for c in h if c != b) for h, b in zip(hands, bids))
-                key = tuple(sorted(relabel(new)))
-                if key not in nxt:
-                    nxt[key] = new
-        level = nxt
+        out[k] = sum(sum((-1) ** j * comb(u, j) * _multisets(comb(u - j, k), m) for j in range(u + 1))
+                     for u in range(k, min(n, m * k) + 1))
     return out
