@@ -162,7 +162,9 @@ def argv(cmd: str) -> list:
 def run_command(cmd: str, cwd: Path) -> str:
     """Run one documented command in ``cwd``; return its standard output (raise when it fails)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(argv(cmd), cwd=cwd, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    # no input: an interactive command (gops play) sees end of input at its first prompt
+    proc = subprocess.run(argv(cmd), cwd=cwd, capture_output=True, text=True, env=env, timeout=TIMEOUT,
+                          stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise AssertionError(f"`{cmd}` exited with {proc.returncode}: {proc.stderr.strip()[-2000:]}")
     return proc.stdout
