@@ -20,7 +20,10 @@ answer: the shapes its fast paths settle whatever the entries (one row or
 column, 2 x 2: :func:`batch_shape`), and lanes whose degenerate streak would
 switch them to Bland's rule, that reach the pivot cap, whose ratio test
 finds no row, or whose certificate fails (the scalar solver then polishes
-or retries). Every value returned has passed the certificate.
+or retries). Every value returned has passed the certificate. Hence the
+batch picks the same optimal strategy among many as the scalar solver (the
+rule is spelt out in :mod:`.stage`'s docstring); a change here that moves a
+lane off that rule moves the pinned values of tests/test_golden.py.
 """
 
 from __future__ import annotations

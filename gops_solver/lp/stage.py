@@ -29,6 +29,39 @@ whose optimum is ``1 / value(A)`` with ``y = q / sum(q)``; the dual variables
 give the row strategy ``x = p / sum(p)``. The kernel runs the simplex method
 on Tucker's condensed tableau (``(m+1) x (n+1)``, no explicit slack columns),
 reading ``y`` from the right-hand column and ``x`` from the bottom row.
+
+Which optimal strategy
+----------------------
+A stage game may have many optimal strategies; the equilibrium plays the one
+this module's :func:`solve_stage` returns, a deterministic function of the
+matrix (documented for users in docs/rules.md, "Which optimal strategy the
+solver plays"; pinned by tests/test_golden.py):
+
+1. Fast paths, in order. One row: the first column of least payoff. One
+   column: the first row of greatest payoff. Saddle point (``minimax -
+   maximin <= GUARANTEE_TOL``): the first row of greatest row minimum
+   against the first column of least column maximum. 2 x 2 without a saddle
+   point: the equalising closed form.
+2. Simplex on ``A = (M - lo) / (hi - lo) + 1``. First pivot: the minimax
+   column (``jstar`` above) enters. Then Dantzig's rule: the most negative
+   reduced cost below ``-PIVOT_TOL`` enters, the lowest index on an exact
+   tie. Leaving row: Harris's two-pass test; the bound is the least
+   ``(max(rhs, 0) + PIVOT_TOL) / a`` over rows with ``a > PIVOT_TOL``, and
+   among the rows with ``max(rhs, 0) <= bound * a`` the largest ``a``
+   leaves, the lowest index on an exact tie. After more than ``m + n``
+   consecutive degenerate pivots (step ``<= PIVOT_TOL``), Bland's rule for
+   good: smallest label entering, smallest row label among Harris's
+   candidates leaving.
+3. Read-out: ``x`` from the bottom row, ``y`` from the right-hand column,
+   entries ``<= PIVOT_TOL`` dropped, each normalised.
+4. If the certificate fails: ``_polish`` (the supports' equalising
+   systems), then attempt 1 (the transposed game ``-M^T``, first pivot the
+   maximin row), attempt 2 (Bland from the start on ``M``), attempt 3
+   (Bland from the start on ``-M^T``).
+
+The SIMD batch of :mod:`._lanes` repeats attempt 0 bit for bit and hands
+every other case to :func:`solve_stage`. :func:`highs_stage` is a reference
+for values only: its strategies are whatever optimum HiGHS lands on.
 """
 
 from typing import NamedTuple
