@@ -62,8 +62,9 @@ def _keep_old(new, dest, old=None):
     def keep(ctx, param, value):
         if value is None or ctx.resilient_parsing:
             return None
-        deprecation_warning(old or param.opts[0], new)
-        ctx.meta.setdefault(_RENAMED, []).append((old, new, dest, value))
+        spelt = old or param.opts[0]
+        deprecation_warning(spelt, new)
+        ctx.meta.setdefault(_RENAMED, []).append((spelt, new, dest, value))
         return None
     return keep
 
@@ -71,7 +72,9 @@ def _keep_old(new, dest, old=None):
 def renamed(old, new, dest, **attrs):
     """The old spelling ``old`` of option ``new`` (parameter ``dest``): hidden from --help, still
     accepted this release with a one-line warning (:class:`Command` hands its value to ``dest``)."""
-    return click.option(old, expose_value=False, hidden=True, callback=_keep_old(new, dest), **attrs)
+    # a name of its own: sharing ``dest`` would make the new option look given whenever the old one is
+    return click.option(old, "old_" + old.lstrip("-").replace("-", "_"), expose_value=False, hidden=True,
+                        callback=_keep_old(new, dest), **attrs)
 
 
 def old_option(old, new, **attrs):
@@ -98,7 +101,7 @@ def renamed_positional(name, old, new, dest):
 
 
 def required(message):
-    """Mark the option just added (the decorator below this one) as required, with ``message`` when missing.
+    """Mark the option of the decorator just below this one as required, with ``message`` when missing.
 
     click's own ``required=True`` would refuse a command line that gives the
     option by its old name, before :class:`Command` can merge it.
@@ -116,7 +119,7 @@ class Command(click.Command):
         rest = super().parse_args(ctx, args)
         for old, new, dest, value in ctx.meta.pop(_RENAMED, []):
             if ctx.get_parameter_source(dest) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
-                raise click.UsageError(f"give {new} only: {old} is its old spelling")
+                raise click.UsageError(f"give {new} only: {old} is its old spelling", ctx=ctx)
             ctx.params[dest] = value
         if not ctx.resilient_parsing:
             for p in self.get_params(ctx):

@@ -355,8 +355,8 @@ def _dist(strategy) -> str:
 @cli.command()
 @variant_options("verify", options=False)
 @renamed_positional("file", "gops verify FILE", "gops verify -s FILE", "solution")
-@_solution_option("the solution file to check (a file written by gops solve --out)")
 @required("missing -s FILE: the solution file to check, e.g. gops verify -s s.gops")
+@_solution_option("the solution file to check (a file written by gops solve --out)")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
 @click.option("--seed", type=int, default=0, help="seed of the sample [0]")
@@ -464,8 +464,8 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 # (the 3-4 player commands add --c and --d): evaluate rates seat A's strategy against seat B's.
 @cli.command()
 @variant_options("evaluate")
-@click.option("--a", "-a", "strategy", default=None, metavar="S", help="seat A, the strategy evaluated: " + _STRATEGY_HELP)
 @required("missing --a S: the strategy to evaluate, e.g. --a match")
+@click.option("--a", "-a", "strategy", default=None, metavar="S", help="seat A, the strategy evaluated: " + _STRATEGY_HELP)
 @click.option("--b", "-b", "against", default="equilibrium", metavar="S", help="seat B, the opponent [equilibrium]")
 @renamed("--strategy", "--a", "strategy", metavar="S")
 @renamed("--against", "--b", "against", metavar="S")
