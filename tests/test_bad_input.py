@@ -106,7 +106,7 @@ def user_modules(tmp_path, monkeypatch):
 @pytest.mark.parametrize("command", ["evaluate", "simulate"])
 def test_user_strategy_failures(user_modules, spec, words, command):
     if command == "evaluate":
-        r = run("evaluate", "--strategy", spec, "--against", "uniform", "-n", 3)
+        r = run("evaluate", "--a", spec, "--b", "uniform", "-n", 3)
     else:
         r = run("simulate", "--a", spec, "--b", "uniform", "-n", 3, "--games", 10)
     one_line(r, *words)
@@ -144,9 +144,9 @@ def test_every_json_output_is_strict(tmp_path):
         raise AssertionError(f"non-standard JSON token {token}")
     cmds = [("solve", "-n", 4, "--out", out, "--json"),
             ("query", "-s", out, "--hand-a", "1,3", "--hand-b", "2,3", "--pot", 4, "--prizes", "1", "--json"),
-            ("verify", out, "--json", "--sample", 5),
+            ("verify", "-s", out, "--json", "--sample", 5),
             ("info", "-n", 4, "--json"),
-            ("evaluate", "--strategy", "uniform", "-n", 3, "--json"),
+            ("evaluate", "--a", "uniform", "-n", 3, "--json"),
             ("simulate", "--a", "uniform", "--b", "uniform", "-n", 3, "--games", 2, "--json")]
     for args in cmds:
         r = run(*args)

@@ -228,7 +228,7 @@ def test_cli_solve_query_verify_info(tmp_path):
     assert res.exit_code == 0, res.output
     want = ref.query([1, 3, 5], [2, 3, 4], 6, [1, 2], 1)
     assert json.loads(res.output)["value"] == pytest.approx(want.value, abs=1e-12)
-    res = runner.invoke(cli, ["verify", out, "--sample", "200", "--json"])
+    res = runner.invoke(cli, ["verify", "-s", out, "--sample", "200", "--json"])
     assert res.exit_code == 0 and json.loads(res.output)["ok"]
     res = runner.invoke(cli, ["solve", "--cards", "6", "--out", out, "--memory", "1GB", "--workers", "2",
                               "--scheduler", "tcp://x:1"])

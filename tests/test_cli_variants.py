@@ -99,8 +99,8 @@ def test_play_open_prizes_piped():
       "--pot", 0, "--prizes", 3], "both in the row and in the pile"),
     (["query", "-n", 4, "--open-prizes", 2, "--hand-a", "1,3,4", "--hand-b", "2,3,4", "--row", "2",
       "--pot", 0, "--prizes", 3], "holds 1 prizes"),
-    (["evaluate", "-n", 4, "--strategy", "match", "--bid-cards", 2], "not played in the variants"),
-    (["evaluate", "-n", 9, "--strategy", "uniform", "--bid-cards", 2], "use gops simulate"),
+    (["evaluate", "-n", 4, "--a", "match", "--bid-cards", 2], "not played in the variants"),
+    (["evaluate", "-n", 9, "--a", "uniform", "--bid-cards", 2], "use gops simulate"),
     (["simulate", "-n", 4, "--a", "uniform", "--b", "uniform", "--games", 3, "--open-prizes", 2,
       "--tiebreak", "extra-game"], "drop --tiebreak"),
 ])

@@ -27,11 +27,11 @@ def test_query_json_three_players(capsys):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--hands", "1,2;2,3;1"], "differ in size"),
-    (["--hands", "1,1;2,3;1,3"], "twice"),
-    (["--hands", "1,4;2,3;1,3"], "outside 1..3"),
-    (["--hands", "1,2;2,3"], "3 players"),
-    (["--hands", "1,2;2,3;1,3", "--scores", "9,0,0"], "cannot occur"),
+    (["--hand-a", "1,2", "--hand-b", "2,3", "--hand-c", "1"], "differ in size"),
+    (["--hand-a", "1,1", "--hand-b", "2,3", "--hand-c", "1,3"], "twice"),
+    (["--hand-a", "1,4", "--hand-b", "2,3", "--hand-c", "1,3"], "outside 1..3"),
+    (["--hand-a", "1,2", "--hand-b", "2,3"], "3 players"),
+    (["--hand-a", "1,2", "--hand-b", "2,3", "--hand-c", "1,3", "--scores", "9,0,0"], "cannot occur"),
 ])
 def test_bad_input_one_line_exit_2(capsys, args, needle):
     code = _run(["query", "--players", "3", "--cards", "3", "--tie", "discard", "--pot", "2", "--prizes", "1",

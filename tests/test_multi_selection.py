@@ -184,7 +184,7 @@ def test_selection_round_trips_through_files_and_cli(tmp_path, capsys):
     assert out["selection"] == "pure" and out["max_deviation_gain"] <= 1e-6
     assert load_multi(path).selection == "pure"
     # queries from the file re-select with the file's rule
-    assert _run(["query", "--players", "3", "--solution", str(path), "--hands", "1,2;1,2;1,3", "--pot", "2",
+    assert _run(["query", "--players", "3", "--solution", str(path), "--hand-a", "1,2", "--hand-b", "1,2", "--hand-c", "1,3", "--pot", "2",
                  "--prizes", "1", "--json"]) == 0
     fresh = solve_multi(Rules(3, tie="discard", objective="win", players=3), selection="pure")
     assert json.loads(capsys.readouterr().out)["values"] == fresh.query([[1, 2], [1, 2], [1, 3]], 2, [1]).values
@@ -192,8 +192,8 @@ def test_selection_round_trips_through_files_and_cli(tmp_path, capsys):
     capsys.readouterr()
     # another rule than the file's: one line, exit 2, the file untouched
     before = path.read_bytes()
-    assert _run(["query", "--players", "3", "--solution", str(path), "--selection", "logit", "--hands",
-                 "1,2;1,2;1,3", "--pot", "2", "--prizes", "1"]) == 2
+    assert _run(["query", "--players", "3", "--solution", str(path), "--selection", "logit", "--hand-a",
+                 "1,2", "--hand-b", "1,2", "--hand-c", "1,3", "--pot", "2", "--prizes", "1"]) == 2
     err = capsys.readouterr().err
     assert "solved with the pure selection" in err and err.count("\n") == 1 and path.read_bytes() == before
     assert _run(["solve", *base, "--selection", "nash"]) == 2

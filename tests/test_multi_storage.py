@@ -41,7 +41,7 @@ def test_damaged_files_one_line_exit_2(tmp_path, capsys):
     assert _run(["solve", "--players", "3", "--cards", "3", "--out", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["out"] == str(path)
-    query = ["query", "--players", "3", "--hands", "1,2;2,3;1,3", "--pot", "3", "--prizes", "1",
+    query = ["query", "--players", "3", "--hand-a", "1,2", "--hand-b", "2,3", "--hand-c", "1,3", "--pot", "3", "--prizes", "1",
              "--scores", "0,0,2", "--json"]
     assert _run(query + ["--solution", str(path)]) == 0
     good = json.loads(capsys.readouterr().out)

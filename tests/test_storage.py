@@ -241,7 +241,7 @@ def test_verify_sample_finds_a_single_damaged_value_through_the_checksums(tmp_pa
     r = run("verify", path, "--sample", 5, "--seed", 1)  # five slots almost surely miss the damaged one
     assert r.exit_code == 1, r.output
     assert "checksums          FAILED" in r.output and "certifies          the 5 sampled slots" in r.output
-    d = json.loads(run("verify", path, "--sample", 5, "--seed", 1, "--json").output)
+    d = json.loads(run("verify", path, "--sample", 5, "--seed", 1, "--json").stdout)
     assert d["ok"] is False and d["checksum_ok"] is False and "sampled" in d["certifies"]
     full = run("verify", path)
     assert full.exit_code == 1 and f"slot {slot}" in full.output and "every stored value" in full.output

@@ -46,7 +46,7 @@ def test_flipped_header_byte(saved, tmp_path):
     p = damaged(tmp_path, bytes(bad))
     with pytest.raises(ValueError, match="header checksum fails"):
         load(p)
-    assert "header checksum fails" in cli_error("verify", p)
+    assert "header checksum fails" in cli_error("verify", "-s", p)
 
 
 def test_flipped_table_byte(saved, tmp_path):
@@ -72,7 +72,7 @@ def test_truncated(saved, tmp_path, keep):
 def test_old_format_refused(saved, tmp_path):
     _, _, data = saved
     p = damaged(tmp_path, b"GOPSVAR\x01" + data[8:])
-    assert "variant format 1" in cli_error("verify", p)
+    assert "variant format 1" in cli_error("verify", "-s", p)
 
 
 def test_failed_write_keeps_the_old_file(saved, tmp_path, monkeypatch):

@@ -76,7 +76,7 @@ def test_cli_evaluate_and_simulate(tmp_path):
     run = CliRunner().invoke
     path = tmp_path / "o.gops"
     assert run(cli, ["solve", "-n", "4", "--open-prizes", "2", "--out", str(path)]).exit_code == 0
-    r = run(cli, ["evaluate", "-s", str(path), "--strategy", "uniform", "--json"])
+    r = run(cli, ["evaluate", "-s", str(path), "--a", "uniform", "--json"])
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
     exact = evaluate_variant("uniform", solve(Rules(n=4, open_prizes=2)))

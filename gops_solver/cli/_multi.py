@@ -7,12 +7,13 @@ call :mod:`gops_solver.multi`, print.
 
 from __future__ import annotations
 
-import json
 import math
 
 import click
 
+from gops_solver.cli._options import Group, json_option, old_option, quiet_option, solution_option
 from gops_solver.game.cards import format_card
+from gops_solver.game.jsonout import dumps
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 __all__ = ["multi", "players_in_args"]
@@ -52,15 +53,21 @@ def _players(text) -> int:
     return int(text)
 
 
+#: The seats of a table, A to D: the letters of the two-player commands' --a/--b and --hand-a/--hand-b,
+#: so one spelling names a seat whatever the number of players (A is P1 in the output, B is P2, ...).
+SEATS = "abcd"
+
+
 def _options(f):
-    f = click.option("--json", "as_json", is_flag=True, help="print one JSON object")(f)
+    f = json_option(f)
     f = click.option("--order", default="random", metavar="ORDER",
                      help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation [random]")(f)
     f = click.option("--objective", default="points", type=click.Choice(OBJECTIVES),
                      help="points: own final score; win: 1 to the top scorer, shared ties split 1 [points]")(f)
     f = click.option("--tie", default="carry", type=click.Choice(TIES), help="tie rule [carry]")(f)
     f = click.option("--cards", "-n", type=int, metavar="N", help="deck size (required unless --solution)")(f)
-    f = click.option("--players", required=True, type=click.IntRange(2, 4), help="players at the table, 3 or 4")(f)
+    f = click.option("--players", required=True, type=click.IntRange(2, 4), metavar="P",
+                     help="players at the table, 3 or 4 (2: see gops COMMAND --help)")(f)
     return f
 
 
@@ -97,7 +104,40 @@ def _vec(values) -> str:
     return "  ".join(f"P{i + 1} {v:.6f}" for i, v in enumerate(values))
 
 
-@click.group()
+_MULTI_STRATEGIES = "equilibrium, uniform, highest, lowest or match"
+
+
+def _seat_options(flag, dest, help_text, defaults=None, required=False, first=0):
+    """One option per seat, A to D (``flag`` and ``dest`` take the seat's letter): --a ... --d, --hand-a ... --hand-d.
+
+    Seats past the table's players are refused by :func:`_seats`; ``first``
+    skips the seats taken by the person at the keyboard (play: A).
+    """
+    def wrap(f):
+        for i in reversed(range(first, len(SEATS))):
+            letter = SEATS[i]
+            words = help_text.format(letter.upper(), i + 1, defaults[i] if defaults else "")
+            if required:
+                words += " (required" + (")" if i < 3 else " with 4 players)")
+            elif i == 3:
+                words = words[:-1] + ", 4 players]"
+            flags = [flag.format(letter)] + ([f"-{letter}"] if flag == "--{}" else [])  # -a, as two players spell it
+            f = click.option(*flags, dest.format(letter), default=None, metavar="CARDS" if required else "S",
+                             help=words)(f)
+        return f
+    return wrap
+
+
+def _seats(players, flag, values, old=None):
+    """The per-seat values of a table of ``players``; a value given for a seat past the table is refused."""
+    for i in range(players, len(SEATS)):
+        if values[i] is not None:
+            raise click.UsageError(f"{flag.format(SEATS[i])} is seat {SEATS[i].upper()}, "
+                                   f"but this game has {players} players (--players {i + 1} for more)")
+    return tuple(values[:players])
+
+
+@click.group(cls=Group)
 def multi():
     """Three- and four-player games (docs/rules.md "Three and four players")."""
 
@@ -121,9 +161,10 @@ def _failures(f):
 @_options
 @click.option("--security-only", is_flag=True, help="security values only (no n-player equilibria; much faster)")
 @_selection_option
-@click.option("--out", "out", default=None, metavar="FILE", help="write the solution to FILE (atomic, checksummed)")
+@click.option("--out", "-o", type=click.Path(), default=None, help="save the solution to FILE (atomic, checksummed)")
+@quiet_option
 @_failures
-def solve(players, cards, tie, objective, order, as_json, security_only, selection, out):
+def solve(players, cards, tie, objective, order, as_json, security_only, selection, out, quiet):
     """Solve the game: security values and equilibrium values at the start."""
     from gops_solver.multi import solve_multi
     from gops_solver.engine.storage import check_out_path
@@ -134,7 +175,7 @@ def solve(players, cards, tie, objective, order, as_json, security_only, selecti
     if out is not None:
         sol.save(out)
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
+        click.echo(dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
                                "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,
                                "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds,
                                "selection": sol.selection, "out": out}))
@@ -157,30 +198,43 @@ def solve(players, cards, tie, objective, order, as_json, security_only, selecti
 
 @multi.command()
 @_options
-@click.option("--hands", required=True, help='one hand per player, e.g. "1,2,3;2,3,4;1,3,4"')
+@_seat_options("--hand-{}", "hand_{}", "hand of seat {} (P{}), e.g. 1,3,5", required=True)
+@old_option("--hands", "--hand-a, --hand-b, ...", default=None)
 @click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
 @click.option("--prizes", default="", help="hidden prizes, e.g. 4,5")
 @click.option("--scores", default=None, help="points won so far, e.g. 0,3,5 [all 0]")
-@click.option("--solution", default=None, metavar="FILE", help="read the values from FILE (gops solve --out)")
+@solution_option("read the values from FILE (gops solve --out)")
 @_selection_option
 @_failures
-def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, scores, solution, selection):
+def query(players, cards, tie, objective, order, as_json, hand_a, hand_b, hand_c, hand_d, hands, pot, prizes, scores,
+          solution, selection):
     """Security values, equilibrium values and bid distributions at one state."""
     from gops_solver.multi.solution import subgame_solver
     from gops_solver.multi.state import parse_hands, validate_multi_state
+    given = _seats(players, "--hand-{}", (hand_a, hand_b, hand_c, hand_d), "--hands")
+    if hands is not None:
+        if any(given):
+            raise click.UsageError("give --hand-a, --hand-b, ... only: --hands is their old spelling")
+        hand_list = parse_hands(hands)
+    else:
+        missing = [f"--hand-{SEATS[i]}" for i, h in enumerate(given) if h is None]
+        if missing:
+            raise click.UsageError(f"missing {', '.join(missing)}: {players} players need one hand each, "
+                                   f"--hand-a to --hand-{SEATS[players - 1]}")
+        hand_list = list(given)
     if solution is not None:
         sol = _stored(solution, players, cards, tie, objective, order, selection)
         rules = sol.rules
-        state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)
+        state = validate_multi_state(rules, hand_list, pot, prizes, scores)
     else:
         rules = _rules(players, cards, tie, objective, order)
-        state = validate_multi_state(rules, parse_hands(hands), pot, prizes, scores)  # fail fast, before solving
+        state = validate_multi_state(rules, hand_list, pot, prizes, scores)  # fail fast, before solving
         sol = subgame_solver(rules, selection=selection or "logit")  # solves only the sub-game below the state
     q = sol.query(list(state.hands), state.pot, state.prizes, state.scores)
     if as_json:
         out = q.to_dict()
         out["rules"] = rules.to_dict()
-        click.echo(json.dumps(out))
+        click.echo(dumps(out))
         return
     click.echo(f"rules      {rules.describe()}")
     click.echo(f"state      {state.describe()}")
@@ -200,7 +254,7 @@ def info(players, cards, tie, objective, order, as_json):
     rules = _rules(players, cards, tie, objective, order)
     counts = count_patterns(rules)
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "patterns_per_hand_size": counts,
+        click.echo(dumps({"rules": rules.to_dict(), "patterns_per_hand_size": counts,
                                "patterns": sum(counts.values()),
                                "profiles": sum(c * k ** players for k, c in counts.items())}))
         return
@@ -213,7 +267,7 @@ def info(players, cards, tie, objective, order, as_json):
 
 @multi.command()
 @_options
-@click.option("--solution", default=None, metavar="FILE", help="check the solution stored in FILE instead of solving")
+@solution_option("check the solution stored in FILE instead of solving")
 @_selection_option
 @_failures
 def verify(players, cards, tie, objective, order, as_json, solution, selection):
@@ -227,7 +281,7 @@ def verify(players, cards, tie, objective, order, as_json, solution, selection):
         sol = solve_multi(rules, selection=selection or "logit")
     report = sol.verify()
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), **report}))
+        click.echo(dumps({"rules": rules.to_dict(), **report}))
     else:
         click.echo(f"rules               {rules.describe()}")
         click.echo(f"states              {report['states']:,}")
@@ -251,46 +305,57 @@ def _solution(players, cards, tie, objective, order, solution, selection):
 
 @multi.command()
 @_options
-@click.option("--seats", default=None, metavar="S1,S2,..",
-              help="one strategy per player: equilibrium, uniform, highest, lowest, match "
-                   "[equilibrium, then uniform]")
+@_seat_options("--{}", "seat_{}", "seat {} (P{}): " + _MULTI_STRATEGIES + " [{}]",
+               defaults=("equilibrium", "uniform", "uniform", "uniform"))
+@old_option("--seats", "--a, --b, ...", default=None, metavar="S1,S2,..")
 @click.option("--games", default=1000, type=click.IntRange(1), help="games to play [1000]")
 @click.option("--seed", default=0, type=int, help="random seed [0]")
-@click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@solution_option("the equilibrium stored in FILE (gops solve --out)")
 @_selection_option
+@quiet_option
 @_failures
-def simulate(players, cards, tie, objective, order, as_json, seats, games, seed, solution, selection):
+def simulate(players, cards, tie, objective, order, as_json, seat_a, seat_b, seat_c, seat_d, seats, games, seed,
+             solution, selection, quiet):
     """Play equilibrium bots and heuristics against each other: mean payoffs with standard errors."""
     from gops_solver.multi.simulate import check_seats, simulate_multi
-    seats = check_seats(seats or ",".join(["equilibrium"] + ["uniform"] * (players - 1)), players)
+    given = _seats(players, "--{}", (seat_a, seat_b, seat_c, seat_d), "--seats")
+    if seats is not None and any(given):
+        raise click.UsageError("give --a, --b, ... only: --seats is their old spelling")
+    if seats is None:
+        seats = [s or ("equilibrium" if i == 0 else "uniform") for i, s in enumerate(given)]
+    seats = check_seats(seats, players)
     sol = _solution(players, cards, tie, objective, order, solution, selection)
     bar = None
-    if not as_json:
+    if not as_json and not quiet:
         from tqdm import tqdm
         bar = tqdm(total=games, unit="game", file=click.get_text_stream("stderr"), leave=False)
     res = simulate_multi(sol, seats, games, seed, None if bar is None else (lambda done: bar.update(done - bar.n)))
-    if not as_json:
+    if bar is not None:
         bar.close()
+    if not as_json:
         click.echo(f"rules   {sol.rules.describe()}")
         click.echo(f"games   {games:,} (seed {seed})")
         for i, (name, mu, se) in enumerate(zip(res.seats, res.mean, res.stderr)):
             click.echo(f"P{i + 1}      {name:<12} mean {mu:.4f} ± {se:.4f}")
         return
-    click.echo(json.dumps({"rules": sol.rules.to_dict(), "seed": seed, **res.to_dict()}))
+    click.echo(dumps({"rules": sol.rules.to_dict(), "seed": seed, **res.to_dict()}))
 
 
 @multi.command()
 @_options
+@_seat_options("--{}", "seat_{}", "seat {} (P{}), a bot: " + _MULTI_STRATEGIES + " [{}]", first=1,
+               defaults=("you", "equilibrium", "equilibrium", "equilibrium"))
 @click.option("--seed", default=None, type=int, help="random seed of the prize order and the bots [fresh]")
-@click.option("--solution", default=None, metavar="FILE", help="the equilibrium stored in FILE (gops solve --out)")
+@solution_option("the equilibrium stored in FILE (gops solve --out)")
 @_selection_option
+@quiet_option
 @_failures
-def play(players, cards, tie, objective, order, as_json, seed, solution, selection):
+def play(players, cards, tie, objective, order, as_json, seat_b, seat_c, seat_d, seed, solution, selection, quiet):
     """Play seat 1 against equilibrium bots in the terminal (type a card each round)."""
     import numpy as np
 
     from gops_solver.game.cards import parse_cards
-    from gops_solver.multi.simulate import play_game
+    from gops_solver.multi.simulate import check_seats, play_game
     sol = _solution(players, cards, tie, objective, order, solution, selection)
     rng = np.random.default_rng(seed)
     log = []
@@ -315,9 +380,10 @@ def play(players, cards, tie, objective, order, as_json, seed, solution, selecti
             click.echo(f"bids  {'  '.join(f'P{i + 1} {b}' for i, b in enumerate(bids))}  ->  "
                        f"scores {','.join(map(str, scores))}")
 
-    seats = ["you"] + ["equilibrium"] * (players - 1)
+    bots = [s or "equilibrium" for s in _seats(players, "--{}", (None, seat_b, seat_c, seat_d))[1:]]
+    seats = ["you"] + check_seats(bots, players - 1)
     payoffs = play_game(sol, seats, rng, choose=choose, report=report)
     if as_json:
-        click.echo(json.dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
+        click.echo(dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
     else:
         click.echo(f"payoffs  {_vec(payoffs)}")

@@ -6,14 +6,15 @@ import click
 
 from gops_solver.analysis.stagegame import stage_game
 from gops_solver.cli._format import matrix_text, nozero
-from gops_solver.cli._options import match_options, rules_options, solution_option
+from gops_solver.cli._options import (Command, json_option, match_options, players_option, rules_options,
+                                      solution_option)
 from gops_solver.cli._variants import variant_options
 from gops_solver.game.cards import format_card, format_cards
 from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.jsonout import dumps
 
 
-@click.command()
+@click.command(cls=Command)
 @variant_options("query", row=True)
 @solution_option("a file written by gops solve --out (otherwise only this state's sub-game is solved)")
 @rules_options(MAX_CARDS)
@@ -22,13 +23,14 @@ from gops_solver.game.jsonout import dumps
 @click.option("--pot", required=True, type=int, help="revealed prize plus carried pot")
 @click.option("--prizes", default="", help="hidden prizes (hand size - 1 of them) [none]")
 @click.option("--diff", default=0, type=int, help="score A - score B so far [0]")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@json_option
 @click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba", help="stage-game backend [numba]")
 @match_options
 @click.option("--game", default=None, type=int, help="matches: which game (session 1..3) [1]")
 @click.option("--match-score", default=None, metavar="SCORE",
               help="matches: session total A-B of earlier games (e.g. -4), or best-of games won A-B (e.g. 1-0)")
 @click.option("--matrix", "show_matrix", is_flag=True, help="also show the stage game: A's value for each pair of bids")
+@players_option("query")
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
           match, draw, game, match_score, show_matrix):
     """Value and optimal bid distributions of one decision state."""

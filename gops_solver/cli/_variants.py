@@ -16,6 +16,7 @@ import click
 from gops_solver.game.cards import format_card, format_cards, parse_cards
 from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.jsonout import dumps
+from gops_solver.cli._options import check_play_seat
 from gops_solver.cli._util import print_simulation
 from gops_solver.engine.projection import OVERHEAD_BYTES, duration, machine_memory
 from gops_solver.game.rules import TIEBREAKS, parse_match_score, rules_from_options
@@ -60,7 +61,7 @@ def variant_options(command: str, row: bool = False, supported: bool = True, opt
             given = [name for name, v in (("--bid-cards", bid_cards), ("--open-prizes", open_prizes),
                                           ("--tiebreak", tiebreak), ("--row", row),
                                           ("--match-total", match_total)) if v is not None]
-            variant_file = _is_variant_file(kw.get("solution") or kw.get("file"))
+            variant_file = _is_variant_file(kw.get("solution"))
             if not given and not variant_file:
                 return f(*args, **kw)
             if not supported:
@@ -246,16 +247,16 @@ def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards,
     click.echo("verdict        " + ("fits on this machine" if fits else "will NOT fit on this machine"))
 
 
-def _verify(file, sample, seed, tol, as_json, as_csv=False, **_):
+def _verify(solution, sample, seed, tol, as_json, as_csv=False, **_):
     from gops_solver.variants.solution import load_variant
     if as_csv:
         raise click.UsageError("--csv is for classic solution files; use --json for a variant file")
     try:
-        sol, checksum_ok = load_variant(file), True
+        sol, checksum_ok = load_variant(solution), True
     except ValueError as exc:
         if "checksum" not in str(exc):
             raise
-        sol, checksum_ok = load_variant(file, check=False), False
+        sol, checksum_ok = load_variant(solution, check=False), False
     res = sol.verify(sample=sample, seed=seed, tol=tol)
     ok = res.ok and checksum_ok
     if as_json:
@@ -273,9 +274,11 @@ def _verify(file, sample, seed, tol, as_json, as_csv=False, **_):
     sys.exit(0 if ok else 1)
 
 
-def _play(cards, tie, objective, order, solution, seed, hint, match, draw, bid_cards, open_prizes, tiebreak):
+def _play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, match, draw, bid_cards, open_prizes,
+          tiebreak):
     from gops_solver.analysis._variant_play import play_variant
     from gops_solver.api import load, solve as solve_rules
+    check_play_seat(strat_b)
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
         sol = load(solution)
@@ -286,7 +289,8 @@ def _play(cards, tie, objective, order, solution, seed, hint, match, draw, bid_c
         if rules.tiebreak != "share":
             raise click.UsageError("play does not play tiebreak matches yet: use gops query --tiebreak")
         _check_size(rules)
-        click.echo("solving the whole game once...", err=True)
+        if not quiet:
+            click.echo("solving the whole game once...", err=True)
         sol = solve_rules(rules)
     return play_variant(sol, seed, hint)
 

@@ -16,7 +16,9 @@ from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
 from gops_solver.engine.projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
 from gops_solver.game.rules import DRAWS, MATCHES, NAMED_ORDERS, OBJECTIVES, TIES, rules_from_options
 from gops_solver.analysis.stagegame import stage_game
-from gops_solver.cli._options import make_rules, match_options, one_line, rules_options, solution_option
+from gops_solver.cli._options import (Group, check_play_seat, json_option, make_rules, match_options, one_line,
+                                      players_option, quiet_option, renamed, renamed_positional, required,
+                                      rules_options, solution_option)
 from gops_solver.cli._query import query
 from gops_solver.cli._format import matrix_text, nozero
 
@@ -24,8 +26,30 @@ _PROGRESS_MIN_SIM_GAMES = 1_000_000  # fewer games take about a second
 _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few seconds at most
 
 
-class _Gops(click.Group):
-    """Turns every input error into one line on stderr and exit status 2."""
+#: ``gops --help`` lists the commands by what they are for; a command missing here is listed under "Other"
+COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify")),
+                    ("Analyse strategies", ("evaluate", "simulate")),
+                    ("Play", ("play",)),
+                    ("Export and explore", ("export", "explore")))
+
+
+class _Gops(Group):
+    """Turns every input error into one line on stderr and exit status 2; lists the commands by section."""
+
+    def format_commands(self, ctx, formatter):
+        """``gops --help``: the commands under the headings of :data:`COMMAND_SECTIONS`."""
+        commands = {name: self.get_command(ctx, name) for name in self.list_commands(ctx)}
+        commands = {name: cmd for name, cmd in commands.items() if cmd is not None and not cmd.hidden}
+        if not commands:
+            return
+        limit = formatter.width - 6 - max(map(len, commands))
+        placed = {name for _, names in COMMAND_SECTIONS for name in names}
+        sections = [*COMMAND_SECTIONS, ("Other", tuple(sorted(set(commands) - placed)))]
+        for title, names in sections:
+            rows = [(name, commands[name].get_short_help_str(limit)) for name in names if name in commands]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         show_warnings_as_lines()
@@ -76,12 +100,12 @@ _rules_options, _make_rules, _solution_option, _match_options = rules_options, m
 @_rules_options(None)
 @click.option("--out", "-o", type=click.Path(), default=None,
               help="save the solution to FILE (with --memory/--workers: to the block-store FOLDER)")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@json_option
 @click.option("--stage-solver", type=click.Choice(["numba", "highs"]), default="numba",
               help="stage-game backend; highs (scipy) is slow, for checking [numba]")
 @click.option("--resume", is_flag=True, help="continue an interrupted solve from its last finished level (or block)")
 @click.option("--restart", is_flag=True, help="discard the checkpoints of an interrupted solve and start afresh")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@quiet_option
 @click.option("--memory", default=None, metavar="SIZE",
               help="solve block by block into the folder --out, holding about SIZE (e.g. 1GB) instead of whole levels")
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
@@ -89,6 +113,7 @@ _rules_options, _make_rules, _solution_option, _match_options = rules_options, m
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="solve the blocks on the Dask cluster at ADDRESS (tcp://host:8786); --out must reach every worker")
 @_match_options
+@players_option("solve")
 def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, restart, quiet, memory, workers,
           scheduler, match, draw):
     """Solve a whole game (or match) exactly and print its value."""
@@ -138,16 +163,21 @@ cli.add_command(query)
 @variant_options("play")
 @_rules_options(None)
 @_solution_option("a file written by gops solve --out (its rules are played)")
+@click.option("--b", "-b", "strat_b", default="equilibrium", metavar="S",
+              help="seat B, the computer: equilibrium (you are seat A) [equilibrium]")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
+@quiet_option
 @_match_options
-def play(cards, tie, objective, order, solution, seed, hint, match, draw):
+@players_option("play")
+def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, match, draw):
     """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
     import numpy as np
     from gops_solver.analysis.play import Match, Opponent, deal, needs_full_solve
     from gops_solver.engine.projection import duration, project
     from gops_solver.api import load, solve as solve_rules
+    check_play_seat(strat_b)
     if sys.stdin is None or sys.stdin.closed:
         raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
                                "terminal or pipe the bids in")
@@ -161,12 +191,14 @@ def play(cards, tie, objective, order, solution, seed, hint, match, draw):
         sol = None
         if rules.match != "single":
             # every game of a match is played with what its end is worth to the match: solve it all once
-            click.echo(f"solving the {rules.match} match once"
-                       + (f" (draws {'replayed' if rules.draw == 'replay' else 'count half'})" if rules.best_of else "")
-                       + "...", err=True)
+            if not quiet:
+                click.echo(f"solving the {rules.match} match once"
+                           + (f" (draws {'replayed' if rules.draw == 'replay' else 'count half'})"
+                              if rules.best_of else "") + "...", err=True)
             sol = solve_rules(rules)
         elif needs_full_solve(rules):
-            click.echo(f"solving the whole game once (about {duration(project(rules).seconds)})...", err=True)
+            if not quiet:
+                click.echo(f"solving the whole game once (about {duration(project(rules).seconds)})...", err=True)
             sol = solve_rules(rules)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
@@ -319,7 +351,9 @@ def _dist(strategy) -> str:
 
 @cli.command()
 @variant_options("verify", options=False)
-@click.argument("file", type=click.Path())
+@renamed_positional("file", "gops verify FILE", "gops verify -s FILE", "solution")
+@required("missing -s FILE: the solution file to check, e.g. gops verify -s s.gops")
+@_solution_option("the solution file to check (a file written by gops solve --out)")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
 @click.option("--seed", type=int, default=0, help="seed of the sample [0]")
@@ -327,17 +361,18 @@ def _dist(strategy) -> str:
               help=f"largest residual and exploitability accepted [{tol_text(VALUE_TOL)}]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
-def verify(file, sample, seed, tol, as_json, as_csv):
+@players_option("verify")
+def verify(solution, sample, seed, tol, as_json, as_csv):
     """Recompute every stored value from the level below; exit 1 if any is off."""
     from gops_solver.api import load
     # a failed checksum is reported, not fatal: the recomputation below is
     # the real test (it also catches a file altered with its checksum fixed)
     try:
-        sol, checksum_ok = load(file), True
+        sol, checksum_ok = load(solution), True
     except ValueError as exc:
         if "checksum" not in str(exc):
             raise
-        sol, checksum_ok = load(file, check=False), False
+        sol, checksum_ok = load(solution, check=False), False
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     res = sol.verify(sample=sample, seed=seed, tol=tol)
@@ -431,13 +466,18 @@ def _game_options(f):
 _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equilibrium or module:function"
 
 
+# The two seats of a two-player game are --a and --b in evaluate, simulate and play alike
+# (the 3-4 player commands add --c and --d): evaluate rates seat A's strategy against seat B's.
 @cli.command()
 @variant_options("evaluate")
-@click.option("--strategy", required=True, metavar="S", help=_STRATEGY_HELP)
-@click.option("--against", default="equilibrium", metavar="S2", help="the opponent [equilibrium]")
+@required("missing --a S: the strategy to evaluate, e.g. --a match")
+@click.option("--a", "-a", "strategy", default=None, metavar="S", help="seat A, the strategy evaluated: " + _STRATEGY_HELP)
+@click.option("--b", "-b", "against", default="equilibrium", metavar="S", help="seat B, the opponent [equilibrium]")
+@renamed("--strategy", "--a", "strategy", metavar="S")
+@renamed("--against", "--b", "against", metavar="S")
 @_game_options
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+@json_option
+@quiet_option
 @click.option("--allow-large", is_flag=True,
               help=f"evaluate decks over {EVAL_MEASURED_MAX_CARDS} cards (unmeasured; may exhaust memory)")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per opponent")
@@ -484,14 +524,15 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 
 @cli.command()
 @variant_options("simulate")
-@click.option("--a", "strat_a", required=True, metavar="S1", help="seat A: " + _STRATEGY_HELP)
-@click.option("--b", "strat_b", required=True, metavar="S2", help="seat B")
+@click.option("--a", "-a", "strat_a", required=True, metavar="S", help="seat A: " + _STRATEGY_HELP)
+@click.option("--b", "-b", "strat_b", required=True, metavar="S", help="seat B")
 @click.option("--games", required=True, type=click.IntRange(min=1), metavar="G", help="games to play")
 @click.option("--seed", default=0, type=click.IntRange(0, 2**32 - 1), help="random seed [0]")
 @_game_options
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@json_option
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
-@click.option("--quiet", "-q", is_flag=True, help="no progress bars")
+@quiet_option
+@players_option("simulate")
 def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
     from gops_solver.analysis.simulate import simulate as run_games
@@ -524,9 +565,10 @@ def main():
 @cli.command()
 @variant_options("info")
 @_rules_options(None)
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@json_option
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")
 @_match_options
+@players_option("info")
 def info(cards, tie, objective, order, as_json, as_csv, match, draw):
     """Project states, stage games, memory and time of a solve, without solving."""
     from gops_solver.engine.projection import duration, project
