@@ -7,12 +7,12 @@ call :mod:`gops_solver.multi`, print.
 
 from __future__ import annotations
 
-import json
 import math
 
 import click
 
 from gops_solver.game.cards import format_card
+from gops_solver.game.jsonout import dumps  # strict JSON: an undefined value is null, never NaN
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 __all__ = ["multi", "players_in_args"]
@@ -132,7 +132,7 @@ def solve(players, cards, tie, objective, order, as_json, security_only, selecti
     if out is not None:
         sol.save(out)
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
+        click.echo(dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
                                "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,
                                "max_deviation_gain": sol.max_deviation_gain, "seconds": sol.seconds,
                                "selection": sol.selection, "out": out}))
@@ -178,7 +178,7 @@ def query(players, cards, tie, objective, order, as_json, hands, pot, prizes, sc
     if as_json:
         out = q.to_dict()
         out["rules"] = rules.to_dict()
-        click.echo(json.dumps(out))
+        click.echo(dumps(out))
         return
     click.echo(f"rules      {rules.describe()}")
     click.echo(f"state      {state.describe()}")
@@ -198,7 +198,7 @@ def info(players, cards, tie, objective, order, as_json):
     rules = _rules(players, cards, tie, objective, order)
     counts = count_patterns(rules)
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "patterns_per_hand_size": counts,
+        click.echo(dumps({"rules": rules.to_dict(), "patterns_per_hand_size": counts,
                                "patterns": sum(counts.values()),
                                "profiles": sum(c * k ** players for k, c in counts.items())}))
         return
@@ -225,7 +225,7 @@ def verify(players, cards, tie, objective, order, as_json, solution, selection):
         sol = solve_multi(rules, selection=selection or "logit")
     report = sol.verify()
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), **report}))
+        click.echo(dumps({"rules": rules.to_dict(), **report}))
     else:
         click.echo(f"rules               {rules.describe()}")
         click.echo(f"states              {report['states']:,}")
@@ -274,7 +274,7 @@ def simulate(players, cards, tie, objective, order, as_json, seats, games, seed,
         for i, (name, mu, se) in enumerate(zip(res.seats, res.mean, res.stderr)):
             click.echo(f"P{i + 1}      {name:<12} mean {mu:.4f} ± {se:.4f}")
         return
-    click.echo(json.dumps({"rules": sol.rules.to_dict(), "seed": seed, **res.to_dict()}))
+    click.echo(dumps({"rules": sol.rules.to_dict(), "seed": seed, **res.to_dict()}))
 
 
 @multi.command()
@@ -316,6 +316,6 @@ def play(players, cards, tie, objective, order, as_json, seed, solution, selecti
     seats = ["you"] + ["equilibrium"] * (players - 1)
     payoffs = play_game(sol, seats, rng, choose=choose, report=report)
     if as_json:
-        click.echo(json.dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
+        click.echo(dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
     else:
         click.echo(f"payoffs  {_vec(payoffs)}")
