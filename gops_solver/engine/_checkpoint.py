@@ -95,6 +95,7 @@ class Checkpointer:
             if not os.path.isdir(self.dir):
                 os.mkdir(self.dir)
                 self._made_dir = True
+            self._made_lock = not os.path.lexists(os.path.join(self.dir, "lock"))
             fd = os.open(os.path.join(self.dir, "lock"), os.O_WRONLY | os.O_CREAT, 0o666)
         except OSError as exc:
             raise ValueError(f"cannot make the checkpoint folder {self.dir}: {exc.strerror}; "
@@ -116,6 +117,8 @@ class Checkpointer:
             if self._made_dir and set(os.listdir(self.dir)) <= {"lock"}:
                 _unlink(os.path.join(self.dir, "lock"))
                 _rmdir(self.dir)
+            elif getattr(self, "_made_lock", False) and not self.levels_present():
+                _unlink(os.path.join(self.dir, "lock"))  # a refused start leaves the folder as it found it
             os.close(self._lock)
             self._lock = None
         release_lock(self._out_lock)
