@@ -216,3 +216,10 @@ def test_security_only_three_player_saves_and_prints_strict_json(tmp_path):
 def test_end_of_input_in_a_three_player_game_is_a_goodbye():
     r = run("play", "--players", 3, "-n", 3, "--seed", 1, input="")
     assert r.exit_code == 0 and "goodbye" in r.output and "error" not in r.output, r.output
+
+
+def test_a_three_player_solution_given_to_evaluate_is_refused_by_name():
+    from gops_solver.analysis.evaluate import evaluate
+    sol = solve(Rules(3, players=3))
+    with pytest.raises(TypeError, match="two-player games"):
+        evaluate("uniform", Rules(3), "equilibrium", sol)
