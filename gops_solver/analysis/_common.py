@@ -41,6 +41,9 @@ def solution_for(rules, solution, *specs):
     if solution is None and needs_solution(*specs):
         from gops_solver.api import solve
         solution = solve(rules)
+    if solution is not None and getattr(getattr(solution, "rules", None), "players", 2) != 2:
+        raise TypeError(f"evaluate and simulate play two-player games; this solution is of "
+                        f"{solution.rules.players} players: use gops simulate --players {solution.rules.players}")
     if solution is not None and solution.rules != rules:
         raise ValueError(f"the solution is for {solution.rules.describe()}, not {rules.describe()}: "
                          f"pass a matching solution")

@@ -391,21 +391,22 @@ class Strategy:
         return {c: float(out[c - 1]) for c in view.hand}
 
     def _call_user(self, view: View) -> dict:
+        """The user function's distribution at ``view``; ValueError (one line, what it echoes capped) if unusable."""
         try:
             got = self.func(view)
         except (Exception, SystemExit) as exc:  # a user function's own error (or exit), reported in one line
-            raise ValueError(f"strategy {self.name} raised {type(exc).__name__}: {exc}") from None
+            raise ValueError(f"strategy {self.name} raised {type(exc).__name__}: {_capped(exc)}") from None
         if isinstance(got, dict):
             try:
                 dist = {_card_key(c): float(p) for c, p in got.items()}
             except (TypeError, ValueError, OverflowError):
-                raise ValueError(f"strategy {self.name} returned {got!r}: give card -> probability, "
+                raise ValueError(f"strategy {self.name} returned {_capped(got, repr)}: give card -> probability, "
                                  f"with whole-number cards") from None
         else:
             try:
                 probs = [float(p) for p in got]
             except (TypeError, ValueError):
-                raise ValueError(f"strategy {self.name} returned {got!r}: give a dict card -> probability "
+                raise ValueError(f"strategy {self.name} returned {_capped(got, repr)}: give a dict card -> probability "
                                  f"or one probability per card of view.hand") from None
             if len(probs) != len(view.hand):
                 raise ValueError(f"strategy {self.name} returned {len(probs)} probabilities for a hand of "
@@ -415,7 +416,7 @@ class Strategy:
         if extra:
             raise ValueError(f"strategy {self.name} bids {sorted(extra)} not in its hand {list(view.hand)}")
         if any(not np.isfinite(p) or p < 0 for p in dist.values()) or abs(sum(dist.values()) - 1) > PROB_TOL:
-            raise ValueError(f"strategy {self.name} returned {dist}: probabilities must be >= 0 and sum to 1")
+            raise ValueError(f"strategy {self.name} returned {_capped(dist)}: probabilities must be >= 0 and sum to 1")
         return {c: dist.get(c, 0.0) for c in view.hand}
 
 
@@ -485,3 +486,16 @@ def make_strategy(spec, solution=None) -> Strategy:
         return Strategy(spec.strip(), CODE_TABLE, func=func)
     raise ValueError(f"unknown strategy {spec!r}: use one of {', '.join(HEURISTICS)}, equilibrium "
                      f"or module:function")
+
+
+#: characters of a user strategy's own message or return value that an error echoes
+_ECHO_MAX = 120
+
+
+def _capped(obj, how=str) -> str:
+    """``how(obj)`` on one line and at most :data:`_ECHO_MAX` characters (a 400-digit number is cut)."""
+    try:
+        text = " ".join(how(obj).split())
+    except Exception:  # a user object whose str itself fails (or is too large to print)
+        text = f"<{type(obj).__name__}>"
+    return text if len(text) <= _ECHO_MAX else text[:_ECHO_MAX - 30] + f"... ({len(text):,} characters)"

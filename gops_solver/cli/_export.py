@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
 import click
 
+from gops_solver.game.jsonout import dumps
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 _FORMATS = ("csv", "parquet", "npz", "openspiel")
@@ -44,6 +44,8 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     from gops_solver.api import load, solve
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    from gops_solver.engine.storage import check_out_path
+    check_out_path(out, stdout=True)  # a path that cannot be written, or another writer's: refused before the work
     t0 = time.perf_counter()
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
@@ -70,22 +72,26 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         columns = None
     else:
         frame = sol.to_frame(rounds=rounds, level=level, max_rows=limit)  # every engine's own table
-        write(frame, out, fmt)
+        written = write(frame, out, fmt)
         rows, columns = len(frame), list(frame.columns)
     seconds = time.perf_counter() - t0
-    size = os.path.getsize(out)
+    size = os.path.getsize(out) if os.path.isfile(out) else (written if fmt != "openspiel" and written >= 0 else None)
+
+    def echo(text):  # with --out -, the export itself went to standard output: the summary goes to stderr
+        click.echo(text, err=out == "-")
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows,
+        echo(dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows,
                                "bytes": size, "seconds": round(seconds, 3), "rounds": rounds, "level": level,
                                "columns": columns}))
         return
     if as_csv:
         from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
-        click.echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
+        echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
                             [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
                                                    "" if rounds is None else rounds, "" if level is None else level]]))
         return
     what = f"level {level}" if level is not None else f"rounds 1..{rounds if rounds is not None else rules.n}"
-    click.echo(f"rules    {rules.describe()}")
-    click.echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}, {size:,} bytes")
-    click.echo(f"time     {seconds:.2f} s")
+    echo(f"rules    {rules.describe()}")
+    echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}"
+               + (f", {size:,} bytes" if size is not None else ""))
+    echo(f"time     {seconds:.2f} s")

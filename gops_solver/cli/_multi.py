@@ -13,7 +13,7 @@ import click
 
 from gops_solver.cli._options import Group, json_option, old_option, quiet_option, solution_option
 from gops_solver.game.cards import format_card
-from gops_solver.game.jsonout import dumps
+from gops_solver.game.jsonout import dumps  # strict JSON: an undefined value is null, never NaN
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 __all__ = ["multi", "players_in_args"]

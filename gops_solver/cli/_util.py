@@ -13,8 +13,8 @@ __all__ = ["dumps", "exit_code_of", "parse_match_score", "show_warnings_as_lines
 
 def exit_code_of(exc: BaseException) -> int:
     """130 for Ctrl-C, 143 for SIGTERM (see :mod:`~.entry`, :mod:`~.signals`)."""
-    from gops_solver.cli.signals import Terminated
-    return 143 if isinstance(exc, Terminated) else 130
+    from gops_solver.cli.signals import exit_code
+    return exit_code(exc)
 
 
 def show_warnings_as_lines() -> None:

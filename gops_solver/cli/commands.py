@@ -58,12 +58,14 @@ class _Gops(Group):
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.exceptions.Abort as exc:
-            # click turns Ctrl-C (and SIGTERM, see entry.py) into Abort
-            if isinstance(exc.__cause__, KeyboardInterrupt):
-                click.echo("interrupted", err=True)
-                sys.exit(exit_code_of(exc.__cause__))
-            click.echo("error: aborted", err=True)
-            sys.exit(130)
+            # click turns Ctrl-C (and SIGTERM, see entry.py) into Abort, and so the end of input at a prompt
+            from gops_solver.cli.signals import interrupt_of, word
+            interrupt = interrupt_of(exc)
+            if interrupt is not None:
+                click.echo(f"\n{word(interrupt)}", err=True)
+                sys.exit(exit_code_of(interrupt))
+            click.echo("\nend of input: goodbye", err=True)
+            sys.exit(0)
         except click.ClickException as exc:
             hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) is not None else ""
             click.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
@@ -226,7 +228,7 @@ def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, mat
             where = f"game abandoned in round {game.round}" if single else \
                 f"match abandoned in game {m.game}, round {game.round}"
             click.echo(f"\n{stop}: {where} (score you {game.score_a} - me {game.score_b})")
-            return 0 if stop == "end of input" else 130
+            return {"end of input": 0, "terminated": 143}.get(stop, 130)
         d = game.diff
         outcome = m.record(game)
         result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
@@ -263,8 +265,9 @@ def _play_game(game, opp, rng, hint, position):
             bid = _ask_bid(game)
         except EOFError:
             return given_up, "end of input"
-        except KeyboardInterrupt:
-            return given_up, "interrupted"
+        except KeyboardInterrupt as exc:
+            from gops_solver.cli.signals import word
+            return given_up, word(exc)
         mine = opp.draw(res.strategy_b, rng)
         r = game.play(bid, mine)
         lost = res.value_given_up(bid)

@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 
-from gops_solver.cli.signals import Terminated  # imports nothing else
+from gops_solver.cli.signals import NO_RAISE, Terminated, interrupt_of  # imports nothing else
 
 # Python functions that llvmlite hands to LLVM through ctypes
 _C_CALLBACKS = frozenset({"_raw_object_cache_notify", "_raw_object_cache_getbuffer"})
@@ -32,7 +32,8 @@ def _unsafe_to_raise(frame) -> bool:
     """Whether an exception raised at ``frame`` could be dropped: inside an import or a C callback."""
     while frame is not None:
         code = frame.f_code
-        if code.co_name in _C_CALLBACKS or code.co_filename.startswith("<frozen importlib"):
+        if code.co_name in _C_CALLBACKS or code.co_filename.startswith("<frozen importlib") \
+                or getattr(code, "co_qualname", code.co_name) in NO_RAISE:
             return True
         frame = frame.f_back
     return False
@@ -44,7 +45,14 @@ def _send_again(signum):
     timer.start()
 
 
+#: set once the command has ended: a signal then is remembered, not raised (see :func:`main`)
+_finished = []
+
+
 def _on_signal(signum, frame):
+    if _finished:
+        _finished.append(signum)
+        return
     if not _unsafe_to_raise(frame):
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
     _send_again(signum)
@@ -77,6 +85,16 @@ def main():
             # interpreter's own shutdown could still end in a raw signal death (seen about once in
             # seven runs of tests/test_signals.py, a signal 1.5 s into a solve), so leave at once
             _leave(exc.code)
+        if isinstance(exc.code, int) or exc.code is None:
+            # the output is written: a signal from now on is remembered, the exit handlers run, and
+            # the process ends with 130/143 for it instead of dying of the raw signal in the shutdown
+            _finished.append(None)
+            import atexit
+            atexit._run_exitfuncs()
+            late = [s for s in _finished if s is not None]
+            if late:
+                _report_and_leave(late[0] == signal.SIGTERM)
+            _leave(exc.code or 0)
         raise
     except BaseException as exc:
         # reached only when the interrupt came before the commands' own handling: nothing is
@@ -89,15 +107,7 @@ def main():
         _report_and_leave(isinstance(interrupt, Terminated))
 
 
-def _interrupt_in(exc):
-    """The KeyboardInterrupt (or Terminated) that caused ``exc``, following its chain, or None."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
+_interrupt_in = interrupt_of
 
 
 def _report_and_leave(terminated):

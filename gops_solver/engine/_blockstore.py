@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gops_solver.engine.storage import TEMP_PREFIX, TEMP_SUFFIX, atomic_write, clean_stale_temps, notify
+from gops_solver.engine.storage import (TEMP_PREFIX, TEMP_SUFFIX, atomic_write, clean_stale_temps, notify, read_regular,
+                                       url_scheme)
 
 MAGIC = b"GOPSBLK1"
 STORE_FORMAT = 1
@@ -43,7 +44,7 @@ MANIFEST, COMPLETE = "manifest.json", "complete.json"
 
 def is_url(root) -> bool:
     """True for an fsspec URL (``s3://...``, ``file://...``), False for a local path."""
-    return "://" in os.fspath(root)
+    return url_scheme(root) is not None
 
 
 def is_store(path) -> bool:
@@ -51,8 +52,21 @@ def is_store(path) -> bool:
     path = os.fspath(path)
     if is_url(path):
         fs, p = _fsspec(path)
-        return fs.exists(p.rstrip("/") + "/" + MANIFEST)
+        return _reach(path, lambda: fs.exists(p.rstrip("/") + "/" + MANIFEST))
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, MANIFEST))
+
+
+def _reach(url, call):
+    """``call()``, with whatever the file system behind ``url`` raises (a missing driver, a network
+    error, a missing archive) turned into one line."""
+    try:
+        return call()
+    except ValueError:
+        raise
+    except Exception as exc:  # fsspec's drivers raise ImportError, OSError, socket and client errors
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise ValueError(f"cannot reach {url}: {reason}; give a local path, or install the fsspec driver "
+                         f"of {url_scheme(url)}://") from None
 
 
 def _fsspec(url):
@@ -60,8 +74,7 @@ def _fsspec(url):
         import fsspec
     except ImportError:
         raise ValueError(f"{url} is a URL, which needs fsspec: pip install 'gops-solver[dask]'") from None
-    fs, p = fsspec.core.url_to_fs(url)
-    return fs, p
+    return _reach(url, lambda: fsspec.core.url_to_fs(url))
 
 
 def block_bytes(data: np.ndarray, k: int, rank: int, games: int = 0, seconds: float = 0.0) -> bytes:
@@ -173,10 +186,14 @@ class BlockStore:
         tmp = cls(root, {"nsets": [], "block_len": []})
         try:
             manifest = json.loads(tmp._get(tmp._join(MANIFEST)).decode())
+            if not isinstance(manifest, dict):
+                raise TypeError(f"a JSON {type(manifest).__name__}, not an object")
             if manifest.get("format") != STORE_FORMAT:
                 raise ValueError(f"format {manifest.get('format')}")
             store = cls(root, manifest)
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            if len(store.block_len) != len(store.nsets):
+                raise ValueError("block counts and lengths disagree")
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, FileNotFoundError) as exc:
             raise ValueError(f"{root}/{MANIFEST} is unreadable ({exc}): solve again with --restart") from None
         return store
 
@@ -204,9 +221,8 @@ class BlockStore:
             return self.read_block(k, rank)
         path = self.block_path(k, rank)
         try:
-            with open(path, "rb") as fh:
-                head = fh.read(block_overhead())
-                size = os.fstat(fh.fileno()).st_size
+            head = read_regular(path, "block", block_overhead())
+            size = os.path.getsize(path)
         except FileNotFoundError:
             raise ValueError(f"block {path} is missing: the solve did not finish; rerun gops solve with "
                              f"--resume") from None
@@ -275,8 +291,16 @@ class BlockStore:
         return self._exists(self._join(COMPLETE))
 
     def complete_info(self) -> dict:
-        """The summary written when the solve finished."""
-        return json.loads(self._get(self._join(COMPLETE)).decode())
+        """The summary written when the solve finished; ValueError in one line if it is damaged."""
+        path = self._join(COMPLETE)
+        try:
+            info = json.loads(self._get(path).decode())
+            if not isinstance(info, dict):
+                raise TypeError(f"a JSON {type(info).__name__}, not an object")
+        except (ValueError, TypeError, UnicodeDecodeError, FileNotFoundError) as exc:
+            raise ValueError(f"{path} is unreadable ({str(exc)[:120]}): continue the solve with gops solve "
+                             f"--out {self.root} --memory 4GB --resume") from None
+        return info
 
     def mark_complete(self, info: dict) -> None:
         """Write ``complete.json`` (last, atomically), once every block is on disk."""
@@ -315,7 +339,7 @@ class BlockStore:
         d = self.level_dir(k)
         try:
             names = self._fs[0].ls(d, detail=False) if self._fs is not None else os.listdir(d)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return []
         out = []
         for name in names:
@@ -347,16 +371,14 @@ class BlockStore:
 
     def _get(self, path) -> bytes:
         if self._fs is not None:
-            return self._fs[0].cat_file(path)
-        with open(path, "rb") as fh:
-            return fh.read()
+            return _reach(path, lambda: self._fs[0].cat_file(path))
+        return read_regular(path, "block store file")  # a FIFO in a block's place is refused, not waited on
 
     def _head(self, path) -> bytes:
         n = len(MAGIC) + _HEAD.size + 4
         if self._fs is not None:
-            return self._fs[0].cat_file(path, start=0, end=n)
-        with open(path, "rb") as fh:
-            return fh.read(n)
+            return _reach(path, lambda: self._fs[0].cat_file(path, start=0, end=n))
+        return read_regular(path, "block", n)
 
     def _size(self, path) -> int:
         return int(self._fs[0].size(path)) if self._fs is not None else os.path.getsize(path)

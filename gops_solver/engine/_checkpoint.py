@@ -27,7 +27,8 @@ import numpy as np
 
 from gops_solver import __version__
 from gops_solver.engine.induction import level0_table
-from gops_solver.engine.storage import TEMP_PREFIX, TEMP_SUFFIX, _unlink, atomic_write, crc32, notify
+from gops_solver.engine.storage import (TEMP_PREFIX, TEMP_SUFFIX, _unlink, acquire_lock, atomic_write, crc32, notify,
+                                       read_regular, release_lock, require_regular)
 
 _OURS = re.compile(r"^(lock|meta\.json|level_\d\d\.(npy|json)|" + re.escape(TEMP_PREFIX) + r".*"
                    + re.escape(TEMP_SUFFIX) + r")$")
@@ -67,6 +68,7 @@ class Checkpointer:
         self.dir = self.out + ".ckpt"
         self.rules = rules
         self._lock = None
+        self._out_lock = None
         self._made_dir = False
 
     # -- the lock ---------------------------------------------------------------
@@ -78,10 +80,22 @@ class Checkpointer:
         ValueError
             Another solve is writing the same output, or the folder cannot be made.
         """
+        # the output's own writer lock first (:func:`~.storage.acquire_lock`): any other writer of
+        # ``out`` (a save, an export, a 3-4 player solve) refuses while this solve runs
+        self._out_lock = acquire_lock(self.out, "gops solve")
+        try:
+            self._lock_folder()
+        except BaseException:
+            release_lock(self._out_lock)
+            self._out_lock = None
+            raise
+
+    def _lock_folder(self) -> None:
         try:
             if not os.path.isdir(self.dir):
                 os.mkdir(self.dir)
                 self._made_dir = True
+            self._made_lock = not os.path.lexists(os.path.join(self.dir, "lock"))
             fd = os.open(os.path.join(self.dir, "lock"), os.O_WRONLY | os.O_CREAT, 0o666)
         except OSError as exc:
             raise ValueError(f"cannot make the checkpoint folder {self.dir}: {exc.strerror}; "
@@ -103,8 +117,12 @@ class Checkpointer:
             if self._made_dir and set(os.listdir(self.dir)) <= {"lock"}:
                 _unlink(os.path.join(self.dir, "lock"))
                 _rmdir(self.dir)
+            elif getattr(self, "_made_lock", False) and not self.levels_present():
+                _unlink(os.path.join(self.dir, "lock"))  # a refused start leaves the folder as it found it
             os.close(self._lock)
             self._lock = None
+        release_lock(self._out_lock)
+        self._out_lock = None
 
     @staticmethod
     @contextlib.contextmanager
@@ -144,7 +162,19 @@ class Checkpointer:
                                                   for f in os.listdir(self.dir)) if m})
 
     def start(self) -> None:
-        """Begin a fresh solve: remove this solver's older files (only those) and write the rules."""
+        """Begin a fresh solve: remove this solver's older files (only those) and write the rules.
+
+        Raises
+        ------
+        ValueError
+            The folder holds a file of a checkpoint's name that the solver did not write: it is
+            neither removed nor overwritten.
+        """
+        others = self.foreign()
+        if others:
+            raise ValueError(f"{self.dir} holds {', '.join(others[:3])}, which gops did not write: move "
+                             f"{'it' if len(others) == 1 else 'them'} out of the checkpoint folder or choose "
+                             f"another --out")
         self._remove_ours(keep_lock=True)
         self._write(os.path.join(self.dir, "meta.json"), [dumps_checked(self._meta())])
 
@@ -196,12 +226,13 @@ class Checkpointer:
             ``meta.json`` is damaged.
         """
         meta_path = os.path.join(self.dir, "meta.json")
-        if not os.path.exists(meta_path):
+        if not os.path.lexists(meta_path):
             return [], {}
         try:
-            with open(meta_path, "rb") as fh:
-                meta = loads_checked(fh.read())
-        except ValueError as exc:
+            meta = loads_checked(read_regular(meta_path, "checkpoint"))
+            if not isinstance(meta, dict):
+                raise ValueError(f"a JSON {type(meta).__name__}, not an object")
+        except (ValueError, FileNotFoundError) as exc:
             raise ValueError(f"checkpoint {meta_path} is damaged ({exc}): rerun with --restart to start afresh") from None
         if meta != self._meta():
             raise ValueError(f"checkpoints in {self.dir} are for {meta.get('rules')} (gops "
@@ -214,8 +245,10 @@ class Checkpointer:
                 break
             why = None
             try:
-                with open(js, "rb") as fh:
-                    st = loads_checked(fh.read())
+                st = loads_checked(read_regular(js, "checkpoint"))
+                if not isinstance(st, dict):
+                    raise ValueError(f"a JSON {type(st).__name__}, not an object")
+                require_regular(npy, "checkpoint")  # np.load of a FIFO would wait for a writer forever
                 t = np.load(npy, mmap_mode="r", allow_pickle=False)
                 if st.get("level") != k or st.get("size") != space.size(k):
                     why = "wrong level or size"
@@ -249,10 +282,40 @@ class Checkpointer:
                                         for k in range(1, space.kmax + 1)]
 
     # -- removal ------------------------------------------------------------------
+    def _recognised(self, name) -> bool:
+        """Whether ``name`` in the folder is a file this solver wrote: its name and its content say so.
+
+        A user's ``meta.json`` (any file of a solver's name that does not read as one) is not.
+        """
+        path = os.path.join(self.dir, name)
+        if not _OURS.match(name) or os.path.islink(path) or not os.path.isfile(path):
+            return False
+        if name == "lock":
+            return os.path.getsize(path) == 0
+        if name.startswith(TEMP_PREFIX):
+            return True
+        try:
+            raw = read_regular(path, "checkpoint", -1 if name.endswith(".json") else 6)
+        except (OSError, ValueError):
+            return False
+        if name.endswith(".npy"):
+            return raw == b"\x93NUMPY"
+        try:
+            data = loads_checked(raw)
+        except ValueError:
+            return False
+        return isinstance(data, dict) and ("level" in data if name.startswith("level_") else "rules" in data)
+
+    def foreign(self) -> list:
+        """Files of a solver's name in the folder that this solver did not write (see :meth:`_recognised`)."""
+        if not os.path.isdir(self.dir):
+            return []
+        return sorted(n for n in os.listdir(self.dir) if _OURS.match(n) and n != "lock"
+                      and not n.startswith(TEMP_PREFIX) and not self._recognised(n))
+
     def _remove_ours(self, keep_lock: bool) -> None:
         for name in os.listdir(self.dir):
-            if _OURS.match(name) and not (keep_lock and name == "lock") \
-                    and os.path.isfile(os.path.join(self.dir, name)):
+            if not (keep_lock and name == "lock") and self._recognised(name):
                 _unlink(os.path.join(self.dir, name))
 
     def clear(self) -> None:
@@ -272,6 +335,8 @@ class Checkpointer:
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
+        release_lock(self._out_lock)
+        self._out_lock = None
 
 
 def _rmdir(path):

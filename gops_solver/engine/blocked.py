@@ -402,6 +402,19 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
                          f"{int(np.ceil(need / 1e8)) / 10:.1f}GB")
     man = store_manifest(rules, space)
     root = os.fspath(out)
+    from gops_solver.engine._blockstore import is_url
+    from gops_solver.engine.storage import acquire_lock, release_lock
+    # one writer per store: a second solve (--restart included) refuses instead of deleting this one's blocks
+    token = None if is_url(root) else acquire_lock(root, "gops solve")
+    try:
+        return _solve_locked(rules, root, space, man, budget, need, client, progress, resume, restart, block_done)
+    finally:
+        release_lock(token)
+
+
+def _solve_locked(rules, root, space, man, budget, need, client, progress, resume, restart, block_done) -> dict:
+    """:func:`solve_blocked` once this process holds the store's writer lock."""
+    import json
     from gops_solver.engine._blockstore import is_store
     if is_store(root):
         store = BlockStore.open(root)

@@ -27,8 +27,6 @@ Columns (every format):
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 
 import numpy as np
 
@@ -196,7 +194,7 @@ def cards_from_mask(mask: int, order=None) -> tuple:
     return tuple(c for c in (order or range(1, 14)) if mask >> (c - 1) & 1)
 
 
-def write(frame, path, fmt: str) -> None:
+def write(frame, path, fmt: str) -> int:
     """Write an export frame to ``path`` atomically (temporary file, fsync, rename).
 
     Parameters
@@ -205,6 +203,11 @@ def write(frame, path, fmt: str) -> None:
         As returned by :func:`to_frame`.
     path : str or path-like
     fmt : {"csv", "parquet", "npz"}
+
+    Returns
+    -------
+    int
+        Bytes written (-1 when streamed into a pipe).
 
     Raises
     ------
@@ -221,7 +224,7 @@ def write(frame, path, fmt: str) -> None:
 
         def dump(fh):
             out.to_csv(fh, index=False, float_format="%.17g", lineterminator="\n")
-        _atomic_write(path, dump, text=True)
+        return _atomic_write(path, dump, text=True)
     elif fmt == "parquet":
         try:
             import pyarrow as pa
@@ -234,48 +237,33 @@ def write(frame, path, fmt: str) -> None:
             table = table.set_column(i, pa.field(col, pa.list_(pa.int8())),
                                      pa.array([list(v) for v in frame[col]], type=pa.list_(pa.int8())))
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"gops.rules": rules.encode()})
-        _atomic_write(path, lambda fh: pq.write_table(table, fh))
+        return _atomic_write(path, lambda fh: pq.write_table(table, fh))
     else:
         arrays = {c: frame[c].to_numpy() for c in frame.columns if c not in ("hand_a", "hand_b", "prizes")}
         for col in ("hand_a", "hand_b", "prizes"):
             arrays[col] = np.array([_mask(v) for v in frame[col]], dtype=np.uint16)
         arrays["rules"] = np.array(rules)
-        _atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
+        return _atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
 
 
-def _atomic_write(path, dump, text=False) -> None:
-    """Run ``dump(file object)`` into a temporary file beside ``path``, fsync, then rename over ``path``.
+def _atomic_write(path, dump, text=False) -> int:
+    """Run ``dump(file object)`` into ``path`` with :func:`~.storage.atomic_write`; returns the bytes written.
 
-    The file gets the mode a plain ``open`` would give (0666 less the umask),
-    not the owner-only mode of :func:`tempfile.mkstemp`.
+    A regular file is replaced only once the whole new one is on disk (its
+    writer lock held); an existing FIFO, a character device or ``-``
+    (standard output) is streamed into; anything else is refused in one line.
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ValueError(f"{path} is a directory: give a file name for --out")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".gops-export-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w" if text else "wb", **({"newline": ""} if text else {})) as fh:
+    import io
+
+    from gops_solver.engine.storage import atomic_write
+
+    def parts(fh):
+        if not text:
             dump(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        _unlink(tmp)
-        raise ValueError(f"cannot write {path}: {exc.strerror}; choose a writable location") from None
-    except BaseException:
-        _unlink(tmp)
-        raise
+            return
+        wrapper = io.TextIOWrapper(fh, encoding="utf-8", newline="")
+        dump(wrapper)
+        wrapper.flush()
+        wrapper.detach()  # leave ``fh`` open for the writer
 
-
-def _unlink(path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    return atomic_write(path, parts, stdout=True)

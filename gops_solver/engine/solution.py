@@ -209,10 +209,9 @@ class Solution(GameSolution):
             # every game of the match, one after another; the header says which game owns which tables
             from gops_solver.engine.match import match_header
             extra, tables = match_header(self.match)
-        # a solve writing the same path holds its lock: refuse rather than race it (and leave its checkpoints)
-        with Checkpointer.guard(path):
-            write_solution(path, self.rules, tables, self.stage_games, self.seconds, self.stage_solver,
-                           self.states, extra=extra)
+        # a solve writing the same path holds its writer lock: write_solution refuses rather than race it
+        write_solution(path, self.rules, tables, self.stage_games, self.seconds, self.stage_solver,
+                       self.states, extra=extra)
 
 
 def _count_states(table, space, k) -> int:
@@ -389,7 +388,7 @@ def _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t
         this_run = t_write - t0
         expected = [None] + [stats[k]["crc32"] for k in range(1, space.kmax + 1)]
         write_solution(out, rules, tables, games, earlier + this_run, stage_solver, states, expected,
-                       seconds_this_run=this_run if done else None)
+                       seconds_this_run=this_run if done else None, lock=False)  # ckpt holds the lock
         # the file is written, synced, read back and checked: only now are the checkpoints unneeded
         del tables
         ckpt.clear()

@@ -29,10 +29,12 @@ killed writer and is removed by :func:`clean_stale_temps`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import mmap
 import os
+import re
 import stat
 import warnings
 import zlib
@@ -121,25 +123,43 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
-def check_out_path(path, checkpoints: bool = False) -> None:
+def check_out_path(path, checkpoints: bool = False, stdout: bool = False, probe_lock: bool = True) -> None:
     """Fail early, before a long solve, if ``path`` cannot be written.
 
     Parameters
     ----------
     path : path-like
     checkpoints : bool
-        Also check that ``path + ".ckpt"`` can be a checkpoint folder.
+        Also check that ``path + ".ckpt"`` can be a checkpoint folder. A solve
+        with checkpoints writes a regular file only (no FIFO or device).
+    stdout : bool
+        ``-`` means standard output (exports).
+    probe_lock : bool
+        Refuse when another process holds the target's writer lock
+        (:func:`acquire_lock`); False where the caller takes or holds it.
+
+    An existing FIFO or character device is streamed into (see
+    :func:`atomic_write`); anything else must be a regular file, or absent.
 
     Raises
     ------
     ValueError
-        The path is empty, a folder or not a regular file, its folder is
-        missing or not writable, or (``checkpoints``) the checkpoint folder's
-        name is taken by a file or too long.
+        The path is empty, a URL, a folder or not a regular file, its folder is
+        missing or not writable, another writer holds its lock, or
+        (``checkpoints``) the checkpoint folder's name is taken by a file or too long.
     """
     path = os.fspath(path)
     if not path:
         raise ValueError("the output path is empty: give a file name, e.g. --out game.gops")
+    if "\n" in path or "\r" in path:
+        raise ValueError(f"cannot write {path!r}: the name holds a line break; choose another name")
+    refuse_url(path, "write")
+    if path == "-" and not stdout:
+        raise ValueError("--out - (standard output) is for exports; give a file name")
+    if stream_target(path) and not checkpoints:
+        if path != "-" and not os.access(path, os.W_OK):
+            raise ValueError(f"cannot write {path}: permission denied; choose another path")
+        return
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ValueError(f"cannot write {path}: it is a folder; give a file name (or add --memory SIZE to solve "
@@ -166,28 +186,210 @@ def check_out_path(path, checkpoints: bool = False) -> None:
         raise ValueError(f"cannot write {path}: {path}.ckpt exists and is not a folder, but the solve keeps its "
                          f"checkpoints there; move that file or choose another --out")
     # a folder we may write that does not take files (e.g. /proc): find out now, not after the solve
+    tmp = None
     try:
         fd, tmp = _new_temp(folder)
+        os.close(fd)
     except OSError as exc:
         raise ValueError(f"cannot write {path}: {why(exc)}; choose another location") from None
+    finally:
+        if tmp is not None:
+            _unlink(tmp)
+    if probe_lock:
+        release_lock(acquire_lock(path, "gops writer"))  # another writer holds it: refuse now, not after the work
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def url_scheme(path):
+    """The scheme of a URL such as ``s3://bucket/x`` (``"s3"``), or None for a local path."""
+    m = _SCHEME.match(os.fspath(path)) if isinstance(os.fspath(path), str) else None
+    return m.group(0)[:-3].lower() if m else None
+
+
+def refuse_url(path, verb: str = "read") -> None:
+    """The one place that decides what a URL may name: a block store (through fsspec), never a file.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is a URL (one line naming it and what to do instead).
+    """
+    scheme = url_scheme(path)
+    if scheme is not None:
+        raise ValueError(f"cannot {verb} {path}: {scheme}:// is a URL, and gops {verb}s solution files on local "
+                         f"paths only (a block store of gops solve --memory may live behind an fsspec URL); "
+                         f"copy the file to a local path")
+
+
+def require_regular(path, what: str = "file") -> None:
+    """Refuse, in one line, a ``path`` that is a folder, a FIFO, a device or a special file.
+
+    Used before opening a file the solver wrote (a checkpoint, a block): opening a FIFO would wait
+    for a writer forever, and reading a special file (``/proc/self/mem``) fails or never ends.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise ValueError(f"cannot read {what} {path}: it is {kind}; move it away and solve again")
+
+
+def read_regular(path, what: str = "file", limit: int = -1) -> bytes:
+    """The bytes of a regular file (up to ``limit``); ValueError in one line for anything else.
+
+    Opened with ``O_NONBLOCK`` so that a FIFO put in a file's place is refused, not waited on.
+    ``FileNotFoundError`` passes through (callers say what a missing file means).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ValueError(f"cannot read {what} {path}: it is {kind}; move it away and solve again")
+    with os.fdopen(fd, "rb") as fh:
+        os.set_blocking(fd, True)
+        try:
+            return fh.read(limit)
+        except OSError as exc:
+            raise ValueError(f"cannot read {what} {path}: {exc.strerror}") from None
+
+
+def lock_path(path) -> str:
+    """The lock file every writer of ``path`` holds: ``.NAME.gops-lock`` beside it (a file or a block store)."""
+    path = os.path.abspath(os.fspath(path)).rstrip("/") or "/"
+    folder, base = os.path.split(path)
+    return os.path.join(folder, f".{base}.gops-lock")
+
+
+def acquire_lock(path, what: str = "gops writer", article: str = "another"):
+    """Hold the one lock of ``path`` for this writer; returns a token for :func:`release_lock`.
+
+    Every writer of a target takes it (a classic solve for its whole run, a block-store solve, a
+    3-4 player or variant save, an export), so a second writer of the same target, of any kind,
+    refuses in one line instead of replacing the first one's file or deleting its blocks. Stream
+    targets (FIFOs, devices) and URLs take no lock: nothing is replaced there.
+
+    Raises
+    ------
+    ValueError
+        Another process holds the lock.
+    """
+    lp = lock_path(path)
+    while True:
+        try:
+            fd = os.open(lp, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise ValueError(f"cannot lock {os.fspath(path)} for writing ({lp}: {exc.strerror}); "
+                             f"choose a writable location") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "gops writer"
+            except OSError:
+                holder = "gops writer"
+            os.close(fd)
+            raise ValueError(f"{article} {holder} is writing {os.fspath(path)} now: wait for it to finish "
+                             f"or choose another --out") from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lp))
+        except OSError:
+            same = False
+        if same:  # not a lock file its last holder removed after we opened it
+            try:  # who holds it, for the message a second writer gets
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, what.encode("ascii", "replace")[:64], 0)
+            except OSError:
+                pass
+            return fd, lp
+        os.close(fd)
+
+
+def release_lock(token) -> None:
+    """Give up a lock taken by :func:`acquire_lock` and remove its file (while still holding it)."""
+    if token is None:
+        return
+    fd, lp = token
+    try:
+        if os.path.samestat(os.fstat(fd), os.stat(lp)):
+            os.unlink(lp)
+    except OSError:
+        pass
     os.close(fd)
-    _unlink(tmp)
+
+
+@contextlib.contextmanager
+def writer_lock(path, what: str = "gops writer"):
+    """:func:`acquire_lock` for the length of a ``with`` block (nothing for streams and URLs)."""
+    token = None if url_scheme(path) or stream_target(path) else acquire_lock(path, what)
+    try:
+        yield
+    finally:
+        release_lock(token)
+
+
+def stream_target(path) -> bool:
+    """Whether writing ``path`` means streaming into it: ``-`` (standard output), an existing FIFO or
+    character device. Only regular files are replaced by rename."""
+    path = os.fspath(path)
+    if path == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _open_stream(path, name):
+    """A binary file object writing into the stream target ``path``, opened without waiting forever."""
+    import sys
+    if path == "-":
+        sys.stdout.flush()
+        return os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    try:
+        # O_NONBLOCK: a FIFO nobody reads fails now (ENXIO) instead of blocking the open forever
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        reason = "no process is reading it; start the reader first" if exc.errno == errno.ENXIO else exc.strerror
+        raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {reason}") from None
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")
 
 
 def _new_temp(folder):
     """Create and lock a fresh ``.gops-*.tmp`` in ``folder``: ``(fd, path)``."""
     import tempfile
+    # the command line's signal handler does not raise inside this function (cli/signals.py
+    # defers it a moment): an interrupt between the file's creation and the caller's cleanup
+    # would leave an empty temporary file behind
     while True:
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        # a cleaner may have taken it for stale between its creation and our lock: then make another
         try:
-            same = os.path.samestat(os.fstat(fd), os.stat(tmp))
-        except OSError:
-            same = False
-        if same:
-            os.fchmod(fd, file_mode())  # mkstemp makes 0600; a saved solution is meant to be shared
-            return fd, tmp
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            # a cleaner may have taken it for stale between its creation and our lock: then make another
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(tmp))
+            except OSError:
+                same = False
+            if same:
+                os.fchmod(fd, file_mode())  # mkstemp makes 0600; a saved solution is meant to be shared
+                return fd, tmp
+        except BaseException:
+            _unlink(tmp)
+            os.close(fd)
+            raise
         os.close(fd)
 
 
@@ -231,7 +433,8 @@ def clean_stale_temps(folder) -> list:
 
 
 def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = True,
-                 fix: str = "free space or choose a writable location", name: str = "") -> None:
+                 fix: str = "free space or choose a writable location", name: str = "", lock=None,
+                 stdout: bool = False) -> int:
     """Write ``path`` from ``parts`` so that it is always either the old file or the whole new one.
 
     The data go to a locked temporary file beside ``path``, are flushed to
@@ -243,7 +446,11 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
     Parameters
     ----------
     path : path-like
-    parts : iterable of bytes or ndarray
+        A regular file (replaced by rename), or a stream target
+        (:func:`stream_target`: an existing FIFO or character device, ``-``
+        with ``stdout``), written in place without a read-back check.
+    parts : iterable of bytes or ndarray, or callable
+        The data, or ``parts(binary file object)`` writing it.
     check : callable, optional
         Raises ``ValueError`` if the written temporary file is not right.
     prepare : bool
@@ -258,6 +465,16 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
         What the error message tells the user to do when the write fails.
     name : str
         What the file is, for that message (``"checkpoint"``).
+    lock : bool, optional
+        Hold the target's writer lock (:func:`acquire_lock`) while writing;
+        default ``prepare``. A caller that holds it already passes False.
+    stdout : bool
+        ``-`` means standard output.
+
+    Returns
+    -------
+    int
+        Bytes written.
 
     Raises
     ------
@@ -267,17 +484,57 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if prepare:
-        check_out_path(path)
-        clean_stale_temps(folder)
+        check_out_path(path, stdout=stdout, probe_lock=False)  # the lock is taken (or held) just below
+    if stream_target(path):
+        return _stream_write(path, parts, fix, name)
+    token = acquire_lock(path, "gops writer", "a") if (prepare if lock is None else lock) else None
+    try:
+        if prepare:
+            clean_stale_temps(folder)
+        return _replace_write(path, folder, parts, check, sync, fix, name)
+    finally:
+        release_lock(token)
+
+
+def _write_parts(fh, parts) -> None:
+    if callable(parts):
+        parts(fh)
+        return
+    for part in parts:
+        fh.write(part if isinstance(part, bytes) else memoryview(part).cast("B"))
+
+
+def _stream_write(path, parts, fix, name) -> int:
+    """Write into a FIFO, a character device or standard output: in place, no rename, no read-back."""
+    fh = _open_stream(path, name)
+    try:
+        _write_parts(fh, parts)
+        fh.flush()
+        return fh.tell() if fh.seekable() else -1
+    except OSError as exc:
+        raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
+    finally:
+        try:
+            fh.close()
+        except OSError:
+            pass
+
+
+def _replace_write(path, folder, parts, check, sync, fix, name) -> int:
+    tmp = None
     try:
         fd, tmp = _new_temp(folder)
     except OSError as exc:
         raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
+    except BaseException:
+        if tmp is not None:
+            _unlink(tmp)
+        raise
     try:
         with os.fdopen(fd, "wb", closefd=False) as fh:
-            for part in parts:
-                fh.write(part if isinstance(part, bytes) else memoryview(part).cast("B"))
+            _write_parts(fh, parts)
             fh.flush()
+            size = fh.tell()
             if sync:
                 os.fsync(fh.fileno())
         if check is not None:
@@ -285,6 +542,7 @@ def atomic_write(path, parts, check=None, prepare: bool = True, sync: bool = Tru
         os.replace(tmp, path)
         if sync:
             _sync_folder(folder)
+        return size
     except OSError as exc:
         _unlink(tmp)
         raise ValueError(f"cannot write {name + ' ' if name else ''}{path}: {why(exc)}; {fix}") from None
@@ -445,17 +703,24 @@ def open_table_file(path, name):
 
     Yields ``(fh, size in bytes)``.
     """
+    refuse_url(path)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it just below
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise ValueError(f"cannot read solution {name}: {exc.strerror}; give the file written by gops solve --out") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)  # a folder opens too, but os.fdopen refuses it with IsADirectoryError
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ValueError(f"cannot read solution {name}: it is {kind}; give the file written by gops solve --out")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"cannot read solution {name}: it is not a regular file; give the file written by "
-                             f"gops solve --out")
         os.set_blocking(fd, True)
-        yield fh, os.fstat(fd).st_size
+        try:
+            yield fh, os.fstat(fd).st_size
+        except OSError as exc:  # a special file that claims to be regular (/proc/self/mem): EIO on read
+            raise ValueError(f"cannot read solution {name}: {exc.strerror or exc}; give the file written by "
+                             f"gops solve --out") from None
 
 
 def _classic_tables(header) -> None:
@@ -535,7 +800,7 @@ def map_tables(path, name, start: int, actual: int, specs, check: bool, kind: Fi
 
 
 def write_solution(path, rules, tables, stage_games, seconds, stage_solver, states, expected_crcs=None,
-                   seconds_this_run=None, extra=None) -> None:
+                   seconds_this_run=None, extra=None, lock: bool = True) -> None:
     """Write a solution file atomically from level tables (arrays or mapped files).
 
     Parameters
@@ -548,6 +813,8 @@ def write_solution(path, rules, tables, stage_games, seconds, stage_solver, stat
         (``seconds`` is the total of all runs).
     extra : dict, optional
         More header fields (a match's games: ``match_games``).
+    lock : bool
+        Take the target's writer lock (False: the caller, a solve, holds it).
 
     Raises
     ------
@@ -576,7 +843,7 @@ def write_solution(path, rules, tables, stage_games, seconds, stage_solver, stat
         if [t["crc32"] for t in got["tables"]] != crcs:
             raise ValueError(f"{path} was not written: the new file did not read back as written")
 
-    atomic_write(path, table_parts(head, tables), check)
+    atomic_write(path, table_parts(head, tables), check, lock=lock)
 
 
 def read_solution(path, check: bool = True, name=None) -> tuple:

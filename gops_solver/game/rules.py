@@ -397,18 +397,21 @@ def parse_match_score(text):
     if text is None:
         return None
     t = text.strip()
+    shown = text if len(text) <= 40 else text[:20] + "..." + text[-8:]  # messages never echo 400 digits
     if "-" in t.lstrip("-+"):
         a, b = t.lstrip("+").rsplit("-", 1) if not t.startswith("-") else (None, None)
         if a is None:
-            raise ValueError(f"--match-score {text!r}: write a session total like -4 or games won like 1-0")
+            raise ValueError(f"--match-score {shown!r}: write a session total like -4 or games won like 1-0")
         try:
             pair = float(a), float(b)
-        except ValueError:
-            raise ValueError(f"--match-score {text!r}: write games won like 1-0 or 1.5-0.5") from None
+        except (ValueError, OverflowError):
+            raise ValueError(f"--match-score {shown!r}: write games won like 1-0 or 1.5-0.5") from None
         if not all(math.isfinite(v) for v in pair):
-            raise ValueError(f"--match-score {text!r}: games won must be finite numbers, like 1-0 or 1.5-0.5")
+            raise ValueError(f"--match-score {shown!r}: games won must be finite numbers, like 1-0 or 1.5-0.5")
         return pair
+    if len(t.lstrip("+-")) > 18:  # no session total has so many digits; int() of 10**400 would not fit anything
+        raise ValueError(f"--match-score {shown!r}: too large; write a session total like -4 or games won like 1-0")
     try:
         return int(t)
     except ValueError:
-        raise ValueError(f"--match-score {text!r}: write a session total like -4 or games won like 1-0") from None
+        raise ValueError(f"--match-score {shown!r}: write a session total like -4 or games won like 1-0") from None

@@ -275,11 +275,22 @@ class _EventCap:
     def __init__(self, limit):
         self.limit = limit
         self.events = 0
+        #: a Ctrl-C raised while pygambit ran this callback (pygambit would hand it back as a RuntimeError)
+        self.interrupt = None
 
     def __call__(self, event):
-        self.events += 1
-        if self.events > self.limit:
-            raise _TraceTooLong
+        try:
+            self.events += 1
+            if self.events > self.limit:
+                raise _TraceTooLong
+        except KeyboardInterrupt as exc:
+            self.interrupt = exc
+            raise
+
+    def reraise(self) -> None:
+        """Raise the interrupt the callback saw, if any, in place of pygambit's RuntimeError."""
+        if self.interrupt is not None:
+            raise self.interrupt
 
     @property
     def hit(self) -> bool:
@@ -293,6 +304,7 @@ def _logit_solve(gbt, game, maxregret):
         res = gbt.nash.logit_solve(game, maxregret=maxregret, event_callback=cap)
     except (_TraceTooLong, RuntimeError):
         # pygambit hands the callback's exception back as a RuntimeError
+        cap.reraise()
         if cap.hit:
             return None, f"stopped after {_LOGIT_MAX_EVENTS:,} events"
         raise
@@ -344,10 +356,12 @@ def gnm_equilibrium(U, max_events=_GNM_MAX_EVENTS):
     gbt = _gambit()
     game = _strategic_game(gbt, U)
     uniform = [np.full(k, 1.0 / k) for _ in range(m)]
+    cap = _EventCap(max_events)
     try:
-        found = gbt.nash.gnm_solve(game, event_callback=_EventCap(max_events)).equilibria
+        found = gbt.nash.gnm_solve(game, event_callback=cap).equilibria
     except (_TraceTooLong, RuntimeError, ValueError):
         # the cap (handed back as a RuntimeError), or a failure on a degenerate perturbation
+        cap.reraise()
         return None
     for eq in found:
         certified = _certified(U, _read_profile(game, eq, uniform, list(range(m))))

@@ -27,6 +27,7 @@ import zlib
 import numpy as np
 
 from gops_solver import __version__
+from gops_solver.game.jsonout import strict
 from gops_solver.game.rules import Rules
 from gops_solver.engine.storage import FORMAT_VERSION as CONTAINER_FORMAT, MAGIC as CONTAINER_MAGIC
 from gops_solver.engine.storage import (FileKind, atomic_write, has_magic, header_bytes, map_tables, open_table_file, read_header,
@@ -83,10 +84,11 @@ def save_multi(path, sol) -> None:
     path = os.fspath(path)
     layout, tables = _tables(sol)
     tables = [np.ascontiguousarray(t) for t in tables]
+    # values a security-only solve leaves undefined (NaN) are stored as null: the header is strict JSON
     header = {"format": FORMAT_VERSION, "package_version": __version__, "rules": sol.rules.to_dict(),
-              "kind": "multi", "layout": layout, "security": sol.security, "values": sol.values, "seconds": sol.seconds,
-              "stage_games": sol.stage_games, "methods": sol.methods,
-              "max_deviation_gain": sol.max_deviation_gain, "equilibrium": sol.induction.with_equilibrium,
+              "kind": "multi", "layout": layout, "security": strict(sol.security), "values": strict(sol.values),
+              "seconds": sol.seconds, "stage_games": sol.stage_games, "methods": sol.methods,
+              "max_deviation_gain": strict(sol.max_deviation_gain), "equilibrium": sol.induction.with_equilibrium,
               "selection": sol.selection,
               "tables": [{"shape": list(t.shape), "dtype": t.dtype.str, "crc32": _crc(t)} for t in tables]}
 
@@ -184,6 +186,14 @@ def read_multi(path, rules=None, check=True):
         raise ValueError(f"{path} is corrupted (unknown kind of tables): solve again")
     ind.stage_games = int(header.get("stage_games", 0))
     ind.methods = dict(header.get("methods", ind.methods))
-    ind.max_gain = float(header.get("max_deviation_gain", 0.0))
-    return (saved, ind, header.get("security", [float("nan")] * m),
-            header.get("values", [float("nan")] * m), float(header.get("seconds", 0.0)))
+    gain = header.get("max_deviation_gain", 0.0)
+    ind.max_gain = float("nan") if gain is None else float(gain)
+    return (saved, ind, _floats(header.get("security"), m), _floats(header.get("values"), m),
+            float(header.get("seconds", 0.0)))
+
+
+def _floats(values, m) -> list:
+    """A header's list of values, null (undefined, as a security-only solve leaves them) read as NaN."""
+    if values is None:
+        return [float("nan")] * m
+    return [float("nan") if v is None else float(v) for v in values]

@@ -1,0 +1,225 @@
+"""Hostile input, one table per class: every case ends with one line on stderr starting with
+"error:" and exit status 2 (or a clean exit), no traceback, and nothing that was on disk changes.
+
+The classes: non-regular targets and sources (folders, FIFOs, devices, special files), paths
+with a URL scheme, a second writer of a target that another holds, files in a checkpoint folder
+that gops did not write, damaged block stores and checkpoints, numbers too large to echo, and
+the end of input in a 3-player game. Decks are tiny so the whole table runs in seconds.
+"""
+
+import json
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from gops_solver import Rules, solve
+from gops_solver.cli.commands import cli
+from gops_solver.engine.storage import acquire_lock, release_lock
+
+Q = ("--hand-a", "1,3", "--hand-b", "2,3", "--pot", 4, "--prizes", "1")
+
+
+def run(*args, **kw):
+    return CliRunner().invoke(cli, [str(a) for a in args], **kw)
+
+
+def one_line(r, *words):
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "Traceback" not in r.output
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def snapshot(folder):
+    """Every entry under ``folder``: its kind and, for regular files, its bytes."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            p = os.path.join(root, name)
+            if os.path.isfile(p) and not os.path.islink(p):
+                out[os.path.relpath(p, folder)] = open(p, "rb").read()
+            else:
+                out[os.path.relpath(p, folder)] = os.stat(p).st_mode >> 12
+    return out
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    path = tmp_path_factory.mktemp("s") / "s4.gops"
+    solve(Rules(4), out=path)
+    return path
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: os.mkdir(d / "x") or d / "x", ["a folder"]),
+    (lambda d: os.mkfifo(d / "x") or d / "x", ["not a regular file"]),
+    (lambda d: "/proc/self/mem", ["/proc/self/mem"]),
+])
+@pytest.mark.parametrize("command", ["query", "verify", "export"])
+def test_a_solution_that_is_no_regular_file(tmp_path, make, words, command):
+    src = make(tmp_path)
+    before = snapshot(tmp_path)
+    args = {"query": ("query", "-s", src, *Q), "verify": ("verify", src),
+            "export": ("export", "-s", src, "--format", "csv", "--out", tmp_path / "e.csv")}[command]
+    one_line(run(*args), *words)
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("url", ["s3://bucket/x.gops", "http://example.invalid/x.gops", "hdfs://h/x.gops",
+                                 "ftp://example.invalid/x.gops", "zip://a::missing.zip"])
+def test_paths_with_a_scheme(tmp_path, url):
+    with CliRunner().isolated_filesystem(temp_dir=tmp_path):
+        one_line(run("query", "-s", url, *Q))
+        one_line(run("solve", "-n", 3, "--out", url), "URL")
+        assert os.listdir(".") == []
+
+
+def test_writers_stream_into_fifos_and_devices_or_refuse(tmp_path, solved):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    one_line(run("export", "-s", solved, "--format", "csv", "--out", fifo), "no process is reading")
+    one_line(run("export", "-s", solved, "--format", "csv", "--out", "/dev/full"), "No space left")
+    assert os.path.exists(fifo) and not os.path.isfile(fifo)  # the FIFO was not replaced by a file
+    r = run("export", "-s", solved, "--format", "csv", "--out", "/dev/null")
+    assert r.exit_code == 0, r.output
+    one_line(run("solve", "-n", 3, "--out", fifo), "not a regular file")  # a solve keeps checkpoints: files only
+    assert sorted(os.listdir(tmp_path)) == ["pipe"]
+
+
+def test_a_second_writer_of_a_target_refuses(tmp_path, solved):
+    out = tmp_path / "x.gops"
+    shutil.copy(solved, out)
+    store = tmp_path / "store"
+    solve(Rules(4), out=store, memory="1GB")
+    token, token2 = acquire_lock(out, "gops solve"), acquire_lock(store, "gops solve")
+    try:
+        before = snapshot(tmp_path)
+        one_line(run("solve", "-n", 3, "--out", out), "is writing")
+        one_line(run("solve", "--players", 3, "-n", 3, "--security-only", "--out", out), "is writing")
+        one_line(run("export", "-s", solved, "--format", "csv", "--out", out), "is writing")
+        one_line(run("solve", "-n", 4, "--out", store, "--memory", "1GB", "--restart"), "is writing")
+        with pytest.raises(ValueError, match="is writing"):
+            solve(Rules(3)).save(out)
+        assert snapshot(tmp_path) == before
+    finally:
+        release_lock(token)
+        release_lock(token2)
+    assert run("solve", "-n", 3, "--out", out).exit_code == 0  # free again
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".gops-lock")]
+
+
+def test_a_fresh_solve_keeps_files_it_did_not_write(tmp_path):
+    out = tmp_path / "x.gops"
+    os.mkdir(str(out) + ".ckpt")
+    (tmp_path / "x.gops.ckpt" / "meta.json").write_text('{"mine": true}')
+    before = snapshot(tmp_path)
+    one_line(run("solve", "-n", 3, "--out", out, "--restart"), "meta.json", "did not write")
+    assert snapshot(tmp_path) == before
+
+
+def _store(tmp_path):
+    store = tmp_path / "store"
+    solve(Rules(4), out=store, memory="1GB")
+    return store
+
+
+@pytest.mark.parametrize("damage", ["truncated manifest", "manifest a list", "block a folder", "block a fifo",
+                                    "missing level"])
+def test_damaged_block_stores(tmp_path, damage):
+    store = _store(tmp_path)
+    block = store / "L02" / "00000.blk"
+    if damage == "truncated manifest":
+        raw = (store / "manifest.json").read_bytes()
+        (store / "manifest.json").write_bytes(raw[:len(raw) // 2])
+    elif damage == "manifest a list":
+        (store / "manifest.json").write_text("[1, 2]")
+    elif damage == "block a folder":
+        block.unlink()
+        block.mkdir()
+    elif damage == "block a fifo":
+        block.unlink()
+        os.mkfifo(block)
+    else:
+        shutil.rmtree(store / "L03")
+    before = snapshot(tmp_path)
+    one_line(run("query", "-s", store, *Q))
+    one_line(run("verify", store))
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("damage", ["folder", "list", "fifo"])
+def test_damaged_checkpoint_metadata(tmp_path, damage):
+    out = tmp_path / "c.gops"
+    ck = tmp_path / "c.gops.ckpt"
+    ck.mkdir()
+    meta = ck / "meta.json"
+    if damage == "folder":
+        meta.mkdir()
+    elif damage == "list":
+        meta.write_text("[1, 2, 3]")
+    else:
+        os.mkfifo(meta)
+    before = snapshot(tmp_path)
+    one_line(run("solve", "-n", 3, "--out", out, "--resume"), "meta.json")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_fifo_as_a_level_checkpoint_is_not_waited_on(tmp_path):
+    out = tmp_path / "c.gops"
+
+    def stop(k, g):
+        if k == 3:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        solve(Rules(5), progress=stop, out=out)
+    npy = tmp_path / "c.gops.ckpt" / "level_01.npy"
+    npy.unlink()
+    os.mkfifo(npy)
+    r = run("solve", "-n", 5, "--out", out, "--resume")  # the damaged level is reported and recomputed
+    assert r.exit_code == 0 and "Traceback" not in r.output, r.output
+
+
+def test_huge_numbers_are_refused_and_not_echoed_whole():
+    big = str(10 ** 400)
+    line = one_line(run("query", "-n", 4, "--match", "session", *Q, "--match-score", big), "--match-score")
+    assert len(line) < 200
+    line = one_line(run("query", "-n", 4, "--match", "best-of-3", *Q, "--match-score", big + "-0"))
+    assert len(line) < 200
+
+
+def test_a_user_strategy_message_is_capped(tmp_path, monkeypatch):
+    (tmp_path / "hostile_strat.py").write_text("def bad(view):\n    raise ValueError(10 ** 400)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    line = one_line(run("evaluate", "--strategy", "hostile_strat:bad", "--against", "uniform", "-n", 3))
+    assert len(line) < 300 and "characters" in line
+
+
+def test_security_only_three_player_saves_and_prints_strict_json(tmp_path):
+    out = tmp_path / "m.gops"
+
+    def refuse(token):
+        raise AssertionError(f"non-standard JSON token {token}")
+    r = run("solve", "--players", 3, "-n", 3, "--security-only", "--out", out, "--json")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output, parse_constant=refuse)
+    assert got["values"] == [None, None, None] and os.path.isfile(out)
+    r = run("info", "--players", 3, "-n", 3, "--json")
+    assert r.exit_code == 0
+    json.loads(r.output, parse_constant=refuse)
+
+
+def test_end_of_input_in_a_three_player_game_is_a_goodbye():
+    r = run("play", "--players", 3, "-n", 3, "--seed", 1, input="")
+    assert r.exit_code == 0 and "goodbye" in r.output and "error" not in r.output, r.output
+
+
+def test_a_three_player_solution_given_to_evaluate_is_refused_by_name():
+    from gops_solver.analysis.evaluate import evaluate
+    sol = solve(Rules(3, players=3))
+    with pytest.raises(TypeError, match="two-player games"):
+        evaluate("uniform", Rules(3), "equilibrium", sol)
