@@ -11,6 +11,7 @@ from gops_solver.cli._util import (advance as _advance, dumps, exit_code_of, pri
                       progress_bar as _progress_bar, show_warnings_as_lines)
 from gops_solver.game.cards import format_card, format_cards, parse_cards
 from gops_solver.cli._variants import variant_options
+from gops_solver.cli._compile import compile_notice
 from gops_solver.game.constants import MAX_CARDS, VALUE_TOL, tol_text
 from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
 from gops_solver.engine.projection import EVAL_MEASURED_MAX_CARDS, evaluation_measured
@@ -123,6 +124,8 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
     from gops_solver.api import solve as solve_rules
     from gops_solver.engine.storage import check_out_path
     rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
+    if stage_solver == "numba":
+        compile_notice("solve", rules)
     if memory is not None or workers is not None or scheduler is not None:
         from gops_solver.cli._blocked import solve_blocked_cmd
         return solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, workers, scheduler,
@@ -494,6 +497,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
                                f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
                                f"to try")
+    compile_notice("evaluate", rules)
     sol = _solution_for(solution, rules, (strategy, against), quiet, loaded)
     bar = None
     if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:

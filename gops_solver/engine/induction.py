@@ -240,7 +240,6 @@ def _win_flush(lanes, na, nb, row, failed_game):
     return fails
 
 
-@njit(parallel=True, cache=True)
 def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
     """Fill the flat table ``R_out`` of ``level`` for its stored positions ``ps``.
 
@@ -249,17 +248,36 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     ``games_out[i]`` / ``fails_out[i]`` receive the number of stage games
     solved for ``ps[i]`` and of those whose solver did not report success;
     ``failed_game`` receives (rows, columns, entries...) of one failure.
+
+    The work is done by one of two compiled kernels, :func:`_points_kernel`
+    or :func:`_win_kernel`: a solve compiles only its objective's (about
+    half of the compile work of one kernel holding both).
     """
-    k = level.k
+    kernel = _win_kernel if game.win else _points_kernel
+    kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
+
+
+def _level_kernel_py(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
+    """:func:`level_kernel` as plain Python (tests run it with the lanes off or helpers counted)."""
+    kernel = _win_kernel if game.win else _points_kernel
+    getattr(kernel, "py_func", kernel)(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
+
+
+level_kernel.py_func = _level_kernel_py
+
+
+@njit(cache=True)
+def _reveals(level):
+    """The reveals of ``level`` in :func:`~.tables.reveal_order`, spelt out once a level.
+
+    Returns the reveal's set and prize, the set it leaves hidden and that
+    set's prize sum, and (for the points loop) the next set hidden after this
+    one's run (-1: none), each of length ``sets * reveals``; and the length
+    of a table indexed by pot.
+    """
     nsets = len(level.sets)
-    tmax = len(game.term) // 2
-    dmax_k = level.dmax
-    nd = 2 * dmax_k + 1
     nrev = level.rev_prize.shape[1]
     order = reveal_order(level)
-    # the reveals in that order, spelt out once a level: the reveal's set and prize, the set
-    # it leaves hidden and that set's prize sum, and (for the points loop) the next set hidden
-    # after this one's run (-1: none)
     nrt = nsets * nrev
     o_si = np.empty(nrt, dtype=np.int64)
     o_p = np.empty(nrt, dtype=np.int64)
@@ -276,6 +294,134 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     for t in range(nrt - 2, -1, -1):
         o_next[t] = o_set[t + 1] if o_set[t + 1] != o_set[t] else o_next[t + 1]
     pot_len = level.cvals[-1] + (level.rev_prize.max() if level.rev_prize.size else 0) + 1
+    return o_si, o_p, o_set, o_sum, o_next, pot_len
+
+
+@njit(parallel=True, cache=True)
+def _points_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
+    """:func:`level_kernel` under ``points``."""
+    k = level.k
+    nsets = len(level.sets)
+    dmax_k = level.dmax
+    nd = 2 * dmax_k + 1
+    nrev = level.rev_prize.shape[1]
+    nrt = nsets * nrev
+    o_si, o_p, o_set, o_sum, o_next, pot_len = _reveals(level)
+    for i in prange(len(ps)):
+        p_out = ps[i]
+        h = level.canonical[p_out]
+        u = level.pat_u[h]
+        tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
+        decode(u, level.pat_code[h], tokens)
+        stage = stage_structure(tokens, u, game.lut, game.lut_off)
+        na, nb = stage.na, stage.nb
+        sym = game.mirror and is_symmetric(tokens, u)
+        M = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
+        x = np.empty(MAX_CARDS, dtype=np.float64)
+        y = np.empty(MAX_CARDS, dtype=np.float64)
+        work = np.empty(WORK, dtype=np.float64)
+        cap = game.union_cap - u
+        nc = level.ncarry[p_out]
+        base = level.offset[p_out]
+        games = 0
+        fails = 0
+        # the carries each set allows, listed once: the loop over the
+        # reveals (in reveal_order) then has no branch on them
+        vstart = np.empty(nsets + 1, dtype=np.int64)
+        vci = np.empty(nsets * nc, dtype=np.int16)
+        nv = 0
+        for si in range(nsets):
+            vstart[si] = nv
+            for ci in range(nc):
+                if level.min_ties[si, ci] <= cap:
+                    vci[nv] = ci
+                    nv += 1
+        vstart[nsets] = nv
+        acc_p = np.zeros(nv, dtype=np.float64)
+        # The game depends on the pattern, the set left hidden and the pot
+        # alone (stage_matrix): a carry c with prize p and c' with p' where
+        # c + p = c' + p' play the same game. Reveals come grouped by the
+        # set they leave hidden (reveal_order), so each pot's last value
+        # and the set it was solved for serve the rest of the group, and
+        # what the group's games share is read from the level below once (W).
+        pot_val = np.empty(pot_len, dtype=np.float64)
+        pot_set = np.full(pot_len, -1, dtype=np.int64)
+        W = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
+        base_set = -1  # the set W was read for
+        pcells = np.empty((MAX_CARDS * MAX_CARDS, 3), dtype=np.int64)
+        points_cells(game, prev, k, stage, pcells)
+        # the pattern's games, all na x nb, eight at a time in SIMD lanes
+        batched = LANES_ON and not use_highs and batch_shape(na, nb)
+        # under the carry rule a tie carries the pot: the tied cells (points_tied) and their
+        # places in the lanes' games
+        tied = np.empty(MAX_CARDS, dtype=np.int64)
+        toff = np.empty(MAX_CARDS, dtype=np.int64)
+        tv = np.empty(MAX_CARDS, dtype=np.float64)
+        nt = points_tied(game, k, stage, tied)
+        for t in range(nt):
+            a = tied[t] // nb
+            toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
+        lanes = _pot_lanes(pot_len)
+        if not sym:  # a symmetric pattern's value is 0: nothing to solve
+            for t in range(nrt):
+                si = o_si[t]
+                p, s_prev = o_p[t], o_set[t]
+                for vi in range(vstart[si], vstart[si + 1]):
+                    ci = np.int64(vci[vi])
+                    pot = level.cvals[ci] + p
+                    games += 1
+                    if pot_set[pot] == s_prev:
+                        if not batched:
+                            acc_p[vi] += pot_val[pot]
+                        elif _queue_add(lanes, vi, pot, pot_val[pot]):
+                            fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
+                        continue
+                    if base_set != s_prev:
+                        points_gather(prev, stage, pcells, s_prev, W)
+                        base_set = s_prev
+                        # ask for the next set's entries now: they arrive while this set's games are solved
+                        s_next = o_next[t]
+                        if s_next >= 0:
+                            for cj in range(na * nb):
+                                at = points_address(prev, pcells, cj, s_next)
+                                if at >= 0:
+                                    prefetch(prev.R, at)
+                    pot_set[pot] = s_prev
+                    if batched:
+                        points_ties(game, prev, k, stage, tied, nt, pot, ci, s_prev, tv)
+                        if _queue_game(lanes, W, na, nb, tv, nt, vi, pot, s_prev):
+                            fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
+                        continue
+                    points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
+                    if use_highs:
+                        v, st = _highs_solve(M, na, nb)
+                    else:
+                        v, st = solve_stage(M, na, nb, x, y, work)
+                    if st != 0 or not np.isfinite(v):
+                        fails += 1
+                        _keep_failed(M, na, nb, failed_game)
+                    pot_val[pot] = v
+                    acc_p[vi] += v
+            if batched:
+                fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
+        for si in range(nsets):
+            for vi in range(vstart[si], vstart[si + 1]):
+                R_out[base + (si * nc + vci[vi]) * nd + dmax_k] = acc_p[vi] / nrev
+        games_out[i] = games
+        fails_out[i] = fails
+
+
+@njit(parallel=True, cache=True)
+def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
+    """:func:`level_kernel` under ``win``."""
+    k = level.k
+    nsets = len(level.sets)
+    tmax = len(game.term) // 2
+    dmax_k = level.dmax
+    nd = 2 * dmax_k + 1
+    nrev = level.rev_prize.shape[1]
+    nrt = nsets * nrev
+    o_si, o_p, o_set, o_sum, o_next, pot_len = _reveals(level)
     for i in prange(len(ps)):
         p_out = ps[i]
         h = level.canonical[p_out]
@@ -295,165 +441,81 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
         base = level.offset[p_out]
         games = 0
         fails = 0
-        if not game.win:
-            # the carries each set allows, listed once: the loop over the
-            # reveals (in reveal_order) then has no branch on them
-            vstart = np.empty(nsets + 1, dtype=np.int64)
-            vci = np.empty(nsets * nc, dtype=np.int16)
-            nv = 0
-            for si in range(nsets):
-                vstart[si] = nv
-                for ci in range(nc):
-                    if level.min_ties[si, ci] <= cap:
-                        vci[nv] = ci
-                        nv += 1
-            vstart[nsets] = nv
-            acc_p = np.zeros(nv, dtype=np.float64)
-            # The game depends on the pattern, the set left hidden and the pot
-            # alone (stage_matrix): a carry c with prize p and c' with p' where
-            # c + p = c' + p' play the same game. Reveals come grouped by the
-            # set they leave hidden (reveal_order), so each pot's last value
-            # and the set it was solved for serve the rest of the group, and
-            # what the group's games share is read from the level below once (W).
-            pot_val = np.empty(pot_len, dtype=np.float64)
-            pot_set = np.full(pot_len, -1, dtype=np.int64)
-            W = np.empty((MAX_CARDS, MAX_CARDS), dtype=np.float64)
-            base_set = -1  # the set W was read for
-            pcells = np.empty((MAX_CARDS * MAX_CARDS, 3), dtype=np.int64)
-            points_cells(game, prev, k, stage, pcells)
-            # the pattern's games, all na x nb, eight at a time in SIMD lanes
-            batched = LANES_ON and not use_highs and batch_shape(na, nb)
-            # under the carry rule a tie carries the pot: the tied cells (points_tied) and their
-            # places in the lanes' games
-            tied = np.empty(MAX_CARDS, dtype=np.int64)
-            toff = np.empty(MAX_CARDS, dtype=np.int64)
-            tv = np.empty(MAX_CARDS, dtype=np.float64)
-            nt = points_tied(game, k, stage, tied)
-            for t in range(nt):
-                a = tied[t] // nb
-                toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
-            lanes = _pot_lanes(pot_len)
-            if not sym:  # a symmetric pattern's value is 0: nothing to solve
-                for t in range(nrt):
-                    si = o_si[t]
-                    p, s_prev = o_p[t], o_set[t]
-                    for vi in range(vstart[si], vstart[si + 1]):
-                        ci = np.int64(vci[vi])
-                        pot = level.cvals[ci] + p
-                        games += 1
-                        if pot_set[pot] == s_prev:
-                            if not batched:
-                                acc_p[vi] += pot_val[pot]
-                            elif _queue_add(lanes, vi, pot, pot_val[pot]):
-                                fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
-                            continue
-                        if base_set != s_prev:
-                            points_gather(prev, stage, pcells, s_prev, W)
-                            base_set = s_prev
-                            # ask for the next set's entries now: they arrive while this set's games are solved
-                            s_next = o_next[t]
-                            if s_next >= 0:
-                                for cj in range(na * nb):
-                                    at = points_address(prev, pcells, cj, s_next)
-                                    if at >= 0:
-                                        prefetch(prev.R, at)
-                        pot_set[pot] = s_prev
-                        if batched:
-                            points_ties(game, prev, k, stage, tied, nt, pot, ci, s_prev, tv)
-                            if _queue_game(lanes, W, na, nb, tv, nt, vi, pot, s_prev):
-                                fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
-                            continue
-                        points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
-                        if use_highs:
-                            v, st = _highs_solve(M, na, nb)
-                        else:
-                            v, st = solve_stage(M, na, nb, x, y, work)
-                        if st != 0 or not np.isfinite(v):
-                            fails += 1
-                            _keep_failed(M, na, nb, failed_game)
-                        pot_val[pot] = v
-                        acc_p[vi] += v
-                if batched:
-                    fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
-            for si in range(nsets):
-                for vi in range(vstart[si], vstart[si + 1]):
-                    R_out[base + (si * nc + vci[vi]) * nd + dmax_k] = acc_p[vi] / nrev
-        else:
-            # As under points, a carry c with prize p and c' with p' where
-            # c + p = c' + p' play the same games at every difference
-            # (win_cells and the range of differences depend on the pot and the
-            # set left hidden alone): the reveals come grouped by the set they
-            # leave hidden, and each pot's games are solved once per group.
-            # Sums go straight into R_out, zeroed first where the loops write.
-            for si in range(nsets):
-                for ci in range(nc):
-                    dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
-                    row = base + (si * nc + ci) * nd + dmax_k
+        # As under points, a carry c with prize p and c' with p' where
+        # c + p = c' + p' play the same games at every difference
+        # (win_cells and the range of differences depend on the pot and the
+        # set left hidden alone): the reveals come grouped by the set they
+        # leave hidden, and each pot's games are solved once per group.
+        # Sums go straight into R_out, zeroed first where the loops write.
+        for si in range(nsets):
+            for ci in range(nc):
+                dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
+                row = base + (si * nc + ci) * nd + dmax_k
+                for d in range(dlo, dlim + 1):
+                    R_out[row + d] = 0.0
+        pot_vals = np.empty((pot_len, nd), dtype=np.float64)
+        pot_set = np.full(pot_len, -1, dtype=np.int64)
+        # the differences' games, all na x nb, eight at a time in SIMD lanes
+        batched = LANES_ON and not use_highs and batch_shape(na, nb)
+        lanes = _pot_lanes(1)
+        for t in range(nrt):
+            si = o_si[t]
+            p, s_prev, sum_prev = o_p[t], o_set[t], o_sum[t]
+            for ci in range(nc):
+                dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
+                if dlim < dlo:
+                    continue
+                pot = level.cvals[ci] + p
+                if pot_set[pot] != s_prev:
+                    # the differences in order: each cell's reads walk along one
+                    # row below, and a game equal to the previous difference's
+                    # keeps its value
+                    win_cells(game, prev, k, stage, pot, ci, s_prev, sum_prev, cells)
+                    v = np.nan
+                    first = True
+                    src = -1  # under batching: the slot of the last game queued
                     for d in range(dlo, dlim + 1):
-                        R_out[row + d] = 0.0
-            pot_vals = np.empty((pot_len, nd), dtype=np.float64)
-            pot_set = np.full(pot_len, -1, dtype=np.int64)
-            # the differences' games, all na x nb, eight at a time in SIMD lanes
-            batched = LANES_ON and not use_highs and batch_shape(na, nb)
-            lanes = _pot_lanes(1)
-            for t in range(nrt):
-                si = o_si[t]
-                p, s_prev, sum_prev = o_p[t], o_set[t], o_sum[t]
-                for ci in range(nc):
-                    dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
-                    if dlim < dlo:
-                        continue
-                    pot = level.cvals[ci] + p
-                    if pot_set[pot] != s_prev:
-                        # the differences in order: each cell's reads walk along one
-                        # row below, and a game equal to the previous difference's
-                        # keeps its value
-                        win_cells(game, prev, k, stage, pot, ci, s_prev, sum_prev, cells)
-                        v = np.nan
-                        first = True
-                        src = -1  # under batching: the slot of the last game queued
-                        for d in range(dlo, dlim + 1):
-                            changed = win_gather(game, prev, stage, cells, d, M)
-                            if batched:
-                                if changed or first:
-                                    src = d + dmax_k
-                                    full = _win_put(lanes, M, na, nb, src)
-                                else:
-                                    full = _win_same(lanes, d + dmax_k, src)
-                                if full:
-                                    fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
-                                first = False
-                                continue
+                        changed = win_gather(game, prev, stage, cells, d, M)
+                        if batched:
                             if changed or first:
-                                if use_highs:
-                                    v, st = _highs_solve(M, na, nb)
-                                else:
-                                    v, st = solve_stage(M, na, nb, x, y, work)
-                                if st != 0 or not np.isfinite(v):
-                                    fails += 1
-                                    _keep_failed(M, na, nb, failed_game)
+                                src = d + dmax_k
+                                full = _win_put(lanes, M, na, nb, src)
+                            else:
+                                full = _win_same(lanes, d + dmax_k, src)
+                            if full:
+                                fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
                             first = False
-                            pot_vals[pot, d + dmax_k] = v
-                        if batched:
-                            fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
-                        pot_set[pot] = s_prev
-                    row = base + (si * nc + ci) * nd + dmax_k
-                    for d in range(dlo, dlim + 1):
-                        R_out[row + d] += pot_vals[pot, d + dmax_k]
-                    games += dlim - dlo + 1
-            for si in range(nsets):
-                for ci in range(nc):
-                    dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
-                    if dlim < 0:
-                        continue
-                    row = base + (si * nc + ci) * nd + dmax_k
+                            continue
+                        if changed or first:
+                            if use_highs:
+                                v, st = _highs_solve(M, na, nb)
+                            else:
+                                v, st = solve_stage(M, na, nb, x, y, work)
+                            if st != 0 or not np.isfinite(v):
+                                fails += 1
+                                _keep_failed(M, na, nb, failed_game)
+                        first = False
+                        pot_vals[pot, d + dmax_k] = v
+                    if batched:
+                        fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
+                    pot_set[pot] = s_prev
+                row = base + (si * nc + ci) * nd + dmax_k
+                for d in range(dlo, dlim + 1):
+                    R_out[row + d] += pot_vals[pot, d + dmax_k]
+                games += dlim - dlo + 1
+        for si in range(nsets):
+            for ci in range(nc):
+                dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
+                if dlim < 0:
+                    continue
+                row = base + (si * nc + ci) * nd + dmax_k
+                if sym:
+                    R_out[row] = 0.0  # symmetric position: value 0
+                for d in range(dlo, dlim + 1):
+                    val = R_out[row + d] / nrev
+                    R_out[row + d] = val
                     if sym:
-                        R_out[row] = 0.0  # symmetric position: value 0
-                    for d in range(dlo, dlim + 1):
-                        val = R_out[row + d] / nrev
-                        R_out[row + d] = val
-                        if sym:
-                            R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
+                        R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
         games_out[i] = games
         fails_out[i] = fails
 
@@ -497,19 +559,23 @@ def _keep_failed(M, na, nb, failed_game):
             failed_game[2 + a * nb + b] = M[a, b]
 
 
-_SERIAL = []
+_SERIAL = {}
 
 
 def _serial_kernel():
     """:func:`level_kernel` compiled serially and uncached, for the HiGHS backend.
 
     numba cannot run object-mode blocks (the HiGHS call) inside a cached
-    parallel loop, so checking runs use this single-threaded twin.
+    parallel loop, so checking runs use these single-threaded twins (the
+    objective's twin is compiled on its first call).
     """
-    if not _SERIAL:
-        py_func = getattr(level_kernel, "py_func", None)  # None when NUMBA_DISABLE_JIT=1
-        _SERIAL.append(njit(cache=False)(py_func) if py_func is not None else level_kernel)
-    return _SERIAL[0]
+    def serial(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
+        kernel = _win_kernel if game.win else _points_kernel
+        if kernel not in _SERIAL:
+            py_func = getattr(kernel, "py_func", None)  # None when NUMBA_DISABLE_JIT=1
+            _SERIAL[kernel] = njit(cache=False)(py_func) if py_func is not None else kernel
+        _SERIAL[kernel](game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
+    return serial
 
 
 def _highs_value(M, na, nb):

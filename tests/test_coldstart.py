@@ -1,0 +1,36 @@
+"""A first run says on stderr that it compiles the kernels; a run that finds them cached says nothing."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+NOTICE = "compiling the solver's kernels once"
+GOPS = [sys.executable, "-c", "from gops_solver.cli.entry import main; main()"]
+
+
+def _gops(args, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    return subprocess.run(GOPS + args, capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_notice_on_empty_cache_only(tmp_path):
+    # one cold compile (a 3-card points solve), then the same command on the cache it filled
+    args = ["solve", "--cards", "3", "--json"]
+    cold = _gops(args, tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.count(NOTICE) == 1
+    assert NOTICE not in cold.stdout
+    assert json.loads(cold.stdout)["value"] == 0  # stdout is the JSON object alone
+    warm = _gops(args, tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    assert NOTICE not in warm.stderr and NOTICE not in warm.stdout
+    assert json.loads(warm.stdout)["value"] == 0
+    # the win kernel is another kernel: not compiled by a points solve, so a win solve still announces it
+    index = [p.name for p in Path(tmp_path).rglob("*.nbi")]
+    assert any("_points_kernel" in name for name in index)
+    assert not any("_win_kernel" in name for name in index)
+
