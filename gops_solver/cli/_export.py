@@ -28,7 +28,8 @@ _MAX_SOLVE_SECONDS = 600
               help="only the states with K cards in each hand (round N - K + 1)")
 @click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS),
               help="csv, parquet, npz (columns in docs/export.md), or openspiel (a tabular policy)")
-@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False), help="file to write (atomically)")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="file to write (atomically), or - for standard output (csv, openspiel)")
 @click.option("--max-rows", default=None, type=click.IntRange(min=1), metavar="M",
               help="refuse exports of more rows than this [2,000,000]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object describing the file written")
@@ -39,11 +40,15 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     One row per reachable decision state of the first R rounds (or of one
     level): the value and both optimal bid distributions.
     """
-    from gops_solver.engine.export import DEFAULT_MAX_ROWS, to_frame, write
+    from gops_solver.engine.export import DEFAULT_MAX_ROWS, equilibrium_table, write_table
     from gops_solver.engine.projection import FITS, project
     from gops_solver.api import load, solve
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    to_stdout = out == "-"
+    if to_stdout and fmt in ("parquet", "npz"):
+        raise click.UsageError(f"{fmt} is a binary format and is not written to standard output: "
+                               f"give a file with --out")
     t0 = time.perf_counter()
     if solution is not None:
         sol = load(solution)
@@ -70,26 +75,40 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     limit = DEFAULT_MAX_ROWS if max_rows is None else max_rows
     if fmt == "openspiel":
         from gops_solver.analysis.openspiel import write_tabular_policy
-        rows = write_tabular_policy(sol, out, rounds=rounds, level=level, max_rows=limit)
+        if to_stdout:
+            import tempfile
+            # the policy is one JSON document: written whole to a private folder, then copied out
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "policy.json")
+                rows = write_tabular_policy(sol, path, rounds=rounds, level=level, max_rows=limit)
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            stream = click.get_binary_stream("stdout")
+            stream.write(data)
+            stream.flush()
+            size = len(data)
+        else:
+            rows = write_tabular_policy(sol, out, rounds=rounds, level=level, max_rows=limit)
+            size = os.path.getsize(out)
         columns = None
     else:
-        frame = to_frame(sol, rounds=rounds, level=level, max_rows=limit)
-        write(frame, out, fmt)
-        rows, columns = len(frame), list(frame.columns)
+        table = equilibrium_table(sol, rounds=rounds, level=level, max_rows=limit)
+        size = write_table(table, click.get_binary_stream("stdout") if to_stdout else out, fmt)
+        rows, columns = len(table), table.columns
     seconds = time.perf_counter() - t0
-    size = os.path.getsize(out)
+    # with --out - the table is standard output: the report goes to standard error
+    echo = (lambda text: click.echo(text, err=True)) if to_stdout else click.echo
     if as_json:
-        click.echo(json.dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows,
-                               "bytes": size, "seconds": round(seconds, 3), "rounds": rounds, "level": level,
-                               "columns": columns}))
+        echo(json.dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows, "bytes": size,
+                         "seconds": round(seconds, 3), "rounds": rounds, "level": level, "columns": columns}))
         return
     if as_csv:
         from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
-        click.echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
-                            [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
-                                                   "" if rounds is None else rounds, "" if level is None else level]]))
+        echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
+                      [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
+                                             "" if rounds is None else rounds, "" if level is None else level]]))
         return
     what = f"level {level}" if level is not None else f"rounds 1..{rounds if rounds is not None else rules.n}"
-    click.echo(f"rules    {rules.describe()}")
-    click.echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}, {size:,} bytes")
-    click.echo(f"time     {seconds:.2f} s")
+    echo(f"rules    {rules.describe()}")
+    echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}, {size:,} bytes")
+    echo(f"time     {seconds:.2f} s")

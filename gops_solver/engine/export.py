@@ -738,8 +738,24 @@ def _csv_chunks(table: ExportTable):
     floats[:, 1:1 + table.n] = table.sa
     floats[:, 1 + table.n:] = table.sb
     fid, distinct = _float_ids(floats.view(np.uint64), 1)
-    fid += tok.add([_csv_float(v) for v in distinct.view(np.float64).tolist()])
     buf, start = tok.buffer()
+    # the distinct numbers in one formatting call, NUL after each: the text of every token at once
+    values = distinct.view(np.float64)
+    text = np.frombuffer((("%.17g\0" * len(values)) % tuple(values.tolist())).encode(), np.uint8)
+    ends = np.flatnonzero(text == 0)
+    fstart = np.concatenate([[0], ends + 1])
+    keep = np.ones(len(text), bool)
+    keep[ends] = False
+    fstart = fstart - np.arange(len(fstart))  # positions once the NULs are dropped
+    nan = np.isnan(values)
+    if nan.any():  # pandas writes NaN as an empty field
+        values_text = [_csv_float(v) for v in values.tolist()]
+        fid += tok.add(values_text)
+        buf, start = tok.buffer()
+    else:
+        fid += len(start) - 1
+        buf = np.concatenate([buf[:start[-1]], text[keep]])
+        start = np.concatenate([start[:-1], start[-1] + fstart])
     lead = np.stack(cols, axis=1)
     for lo in range(0, rows, _CHUNK_ROWS):
         sl = slice(lo, lo + _CHUNK_ROWS)
