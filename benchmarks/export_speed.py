@@ -84,6 +84,7 @@ def main(argv=None):
     ap.add_argument("--old", default=None, help="checkout of the old code (a git worktree); skipped when absent")
     ap.add_argument("--old-runs", type=int, default=1, help="timed runs of the old export per format (slow)")
     ap.add_argument("--formats", default="csv,parquet")
+    ap.add_argument("--old-formats", default="csv", help="formats timed for the old export (slow)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "export_speed.json"))
     args = ap.parse_args(argv)
     formats = args.formats.split(",")
@@ -91,7 +92,7 @@ def main(argv=None):
               "cpus": os.cpu_count(), "load_average": os.getloadavg(),
               "new": side(ROOT, args.solution, args.rounds, args.runs, formats)}
     if args.old:
-        result["old"] = side(args.old, args.solution, args.rounds, args.old_runs, formats)
+        result["old"] = side(args.old, args.solution, args.rounds, args.old_runs, args.old_formats.split(","))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump(result, fh, indent=1)

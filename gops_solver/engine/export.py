@@ -138,7 +138,7 @@ def _pack(ha, hb, pot, pm, diff):
 
 
 def _unpack(key):
-    m13 = (1 << 13) - 1
+    m13 = (1 << MAX_CARDS) - 1
     return ((key >> _SH_A) & m13, (key >> _SH_B) & m13, (key >> _SH_POT) & 127, (key >> _SH_PM) & m13,
             (key & 255) - 128)
 
@@ -331,37 +331,73 @@ def _structures(level_u, level_code, pats, lut, lut_off, na, nb, succ, outc):
         outc[j] = st.outc
 
 
-@njit(cache=True)
-def _solve_games(game, prev, k, g_st, g_set, g_pot, g_d, g_ci, g_sum, na, nb, succ, outc, value, x_out, y_out, ok):
-    """Build and solve each stage game ``g`` of a level: :func:`~.tables.stage_matrix`, then :func:`solve_stage`.
+class _Games(NamedTuple):
+    """The distinct stage games of a level: game ``g`` has structure ``st[g]`` (a row of :class:`_Shapes`),
+    leaves prize set ``set[g]`` of level ``k - 1`` hidden (summing to ``sum[g]``), and has pot ``pot[g]``,
+    score difference ``d[g]`` (``win``) and carry index ``ci[g]`` (fixed order)."""
 
-    Game ``g`` has structure ``g_st[g]`` (rows of ``na``, ``nb``, ``succ``,
-    ``outc``), leaves prize set ``g_set[g]`` of level ``k - 1`` hidden (sum
-    ``g_sum[g]``), and has pot ``g_pot[g]``, difference ``g_d[g]`` (``win``)
-    and carry index ``g_ci[g]`` (fixed order). Outputs, modified in place:
-    ``value[g]``, the strategies ``x_out[g, :na]`` / ``y_out[g, :nb]``, and
-    ``ok[g]``, False where a successor is not tabulated or the solve failed
-    (the caller answers those states another way).
+    st: np.ndarray
+    set: np.ndarray
+    pot: np.ndarray
+    d: np.ndarray
+    ci: np.ndarray
+    sum: np.ndarray
+
+    def part(self, sl):
+        return _Games(*(a[sl] for a in self))
+
+
+class _Shapes(NamedTuple):
+    """The :class:`~.tables.Stage` of each pattern in use, as arrays: ``na``, ``nb``, ``succ``, ``outc``."""
+
+    na: np.ndarray
+    nb: np.ndarray
+    succ: np.ndarray
+    outc: np.ndarray
+
+
+class _Solved(NamedTuple):
+    """What :func:`_solve_games` finds for each game: ``value``, strategies ``x[g, :na]`` and ``y[g, :nb]``,
+    and ``ok`` (False where a successor is not tabulated or the solve failed)."""
+
+    value: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    ok: np.ndarray
+
+    def part(self, sl):
+        return _Solved(*(a[sl] for a in self))
+
+
+@njit(cache=True)
+def _solve_games(game, prev, k, games, shapes, out):
+    """Build and solve each stage game of :class:`_Games` ``games`` at level ``k`` into ``out`` (modified in place).
+
+    Each game is built by :func:`~.tables.stage_matrix` from ``prev`` (level
+    ``k - 1``) and solved by :func:`solve_stage`, as a query does. Where
+    ``out.ok[g]`` is False the caller answers the states another way.
     """
     M = np.empty((MAX_CARDS, MAX_CARDS))
     x = np.empty(MAX_CARDS)
     y = np.empty(MAX_CARDS)
     work = np.empty(WORK)
-    for g in range(len(g_st)):
-        j = g_st[g]
-        stage = Stage(na[j], nb[j], succ[j], outc[j])
-        ok[g] = False
-        if not stage_matrix(game, prev, k, stage, g_pot[g], g_d[g], g_ci[g], g_set[g], g_sum[g], M):
+    for g in range(len(games.st)):
+        j = games.st[g]
+        na, nb = shapes.na[j], shapes.nb[j]
+        stage = Stage(na, nb, shapes.succ[j], shapes.outc[j])
+        out.ok[g] = False
+        if not stage_matrix(game, prev, k, stage, games.pot[g], games.d[g], games.ci[g], games.set[g],
+                            games.sum[g], M):
             continue
-        v, status = solve_stage(M, na[j], nb[j], x, y, work)
+        v, status = solve_stage(M, na, nb, x, y, work)
         if status != STAGE_OK:
             continue
-        ok[g] = True
-        value[g] = v
-        for i in range(na[j]):
-            x_out[g, i] = x[i]
-        for i in range(nb[j]):
-            y_out[g, i] = y[i]
+        out.ok[g] = True
+        out.value[g] = v
+        for i in range(na):
+            out.x[g, i] = x[i]
+        for i in range(nb):
+            out.y[g, i] = y[i]
 
 
 class ExportTable(NamedTuple):
@@ -456,19 +492,18 @@ def _round_equilibrium(solution, st: _Round, value, sa, sb):
     succ = np.empty((len(upat), MAX_CARDS, MAX_CARDS), np.int64)
     outc = np.empty((len(upat), MAX_CARDS, MAX_CARDS), np.int64)
     _structures(pats.level_u[k], pats.level_code[k], upat, pats.lut, LUT_OFF, na, nb, succ, outc)
-    games = len(ukey)
-    g_value = np.empty(games)
-    x_out, y_out = np.zeros((games, MAX_CARDS)), np.zeros((games, MAX_CARDS))
-    ok = np.zeros(games, dtype=bool)
+    ng = len(ukey)
+    games = _Games(st_of, g_set, g_pot, g_d, g_ci, g_sum)
+    shapes = _Shapes(na, nb, succ, outc)
+    out = _Solved(np.empty(ng), np.zeros((ng, MAX_CARDS)), np.zeros((ng, MAX_CARDS)), np.zeros(ng, dtype=bool))
     game = game_axes(space)
     # a block store loads only the prize sets asked for: a few at a time (games are sorted by set)
-    step = _BLOCK_RANKS if hasattr(tables, "view") else games
-    bounds = np.searchsorted(g_set, np.unique(g_set)[::step]).tolist() + [games]
+    step = _BLOCK_RANKS if hasattr(tables, "view") else ng
+    bounds = np.searchsorted(g_set, np.unique(g_set)[::step]).tolist() + [ng]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         prev = level_view(space, tables, k - 1, np.unique(g_set[lo:hi]).tolist())
-        sl = slice(lo, hi)
-        _solve_games(game, prev, k, st_of[sl], g_set[sl], g_pot[sl], g_d[sl], g_ci[sl], g_sum[sl], na, nb, succ,
-                     outc, g_value[sl], x_out[sl], y_out[sl], ok[sl])
+        _solve_games(game, prev, k, games.part(slice(lo, hi)), shapes, out.part(slice(lo, hi)))
+    g_value, x_out, y_out, ok = out
     done = ok[ginv]
     # Solution.query: the stage value plus the difference (points), each class's probability shared evenly
     value[:] = g_value[ginv] + (0 if space.win else st.diff)
