@@ -9,7 +9,7 @@ the min and median rows per second.
 
     python benchmarks/export_speed.py --solution n9d.gops --rounds 3 --old /tmp/export-old --old-runs 1
 
-Writes ``benchmarks/results/export_speed.json``.
+Writes ``benchmarks/export_speed.json``.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main(argv=None):
     ap.add_argument("--old-runs", type=int, default=1, help="timed runs of the old export per format (slow)")
     ap.add_argument("--formats", default="csv,parquet")
     ap.add_argument("--old-formats", default="csv", help="formats timed for the old export (slow)")
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "export_speed.json"))
+    ap.add_argument("--out", default=os.path.join(HERE, "export_speed.json"))
     args = ap.parse_args(argv)
     formats = args.formats.split(",")
     result = {"solution": os.path.basename(args.solution), "rounds": args.rounds, "machine": platform.node(),
