@@ -191,3 +191,106 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]
     with pytest.raises(ValueError, match="cannot write"):
         _atomic_write(tmp_path / "missing" / "x.csv", lambda fh: None)
+
+
+# -- the fast export against the first, state-by-state one (tests/naive_export.py) -------------------------------
+
+ORACLE_CASES = [
+    (Rules(5), {"rounds": 3}),
+    (Rules(5, tie="discard", objective="win"), {"rounds": 3}),
+    (Rules(6, tie="discard"), {"rounds": 2}),
+    (Rules(6, objective="win"), {"level": 5}),
+    (Rules(7, tie="discard", objective="win"), {"rounds": 2}),
+    (Rules(7), {"level": 6}),
+    (Rules(5, order="descending", objective="win"), {}),
+    (Rules(4, order=(2, 4, 1, 3)), {}),
+]
+
+
+def _same_frames(new, old):
+    assert list(new.columns) == list(old.columns) and len(new) == len(old)
+    for c in old.columns:
+        a, b = new[c].to_numpy(), old[c].to_numpy()
+        if b.dtype == object:
+            assert list(a) == list(b), c
+        else:
+            assert a.dtype == b.dtype, c
+            assert np.array_equal(a, b), c  # bit for bit (within 1e-12 would pass too)
+
+
+@pytest.mark.parametrize("rules, where", ORACLE_CASES, ids=lambda x: x.describe() if isinstance(x, Rules) else str(x))
+def test_fast_export_equals_the_state_by_state_export(rules, where, tmp_path):
+    import io
+    import naive_export
+    sol = solve(rules)
+    new = sol.to_frame(**where)
+    old = naive_export.to_frame(sol, **where)
+    _same_frames(new, old)
+    assert decision_states(rules, **where) == naive_export.decision_states(rules, **where)
+    # CSV byte for byte; Parquet and npz read back to the same columns and schema
+    from gops_solver.engine.export import equilibrium_table, write_table
+    table = equilibrium_table(sol, **where)
+    buf = io.BytesIO()
+    write_table(table, buf, "csv")
+    assert buf.getvalue() == naive_export.write(old, "csv")
+    write_table(table, tmp_path / "x.parquet", "parquet")
+    import pyarrow.parquet as pq
+    want = pq.read_table(io.BytesIO(naive_export.write(old, "parquet")))
+    got = pq.read_table(tmp_path / "x.parquet")
+    assert got.schema.equals(want.schema, check_metadata=True) and got.equals(want)
+    write_table(table, tmp_path / "x.npz", "npz")
+    with np.load(tmp_path / "x.npz") as z, np.load(io.BytesIO(naive_export.write(old, "npz"))) as w:
+        assert z.files == w.files
+        for f in w.files:
+            assert z[f].dtype == w[f].dtype and np.array_equal(z[f], w[f]), f
+
+
+@pytest.mark.parametrize("rules, where, limit", [(Rules(5), {"rounds": 3}, 10), (Rules(5), {"rounds": 3}, 200),
+                                                 (Rules(6, tie="discard"), {"level": 4}, 5000)])
+def test_row_limits_refuse_as_before(rules, where, limit):
+    import naive_export
+    with pytest.raises(ValueError) as new:
+        decision_states(rules, max_rows=limit, **where)
+    with pytest.raises(ValueError) as old:
+        naive_export.decision_states(rules, max_rows=limit, **where)
+    assert str(new.value) == str(old.value)
+
+
+def test_untabulated_states_are_answered_by_query():
+    """A stage game with a successor missing from the tables goes through ``Solution.query`` (its sub-game)."""
+    import naive_export
+    rules = Rules(5, tie="discard")
+    sol = solve(rules)
+    sol.tables = [t.copy() for t in sol.tables]
+    sol.tables[2][::7] = np.nan  # level 2: round 4's successors
+    new = sol.to_frame(rounds=4)
+    assert not new["value"].isna().any()
+    _same_frames(new, naive_export.to_frame(sol, rounds=4))
+
+
+def test_write_of_a_filtered_frame(tmp_path):
+    import naive_export
+    frame = solve(Rules(5)).to_frame(rounds=2)
+    part = frame[frame["pot"] > 2]
+    write(part, tmp_path / "p.csv", "csv")
+    assert (tmp_path / "p.csv").read_bytes() == naive_export.write(part, "csv")
+
+
+def test_cli_export_to_standard_output(tmp_path):
+    import subprocess
+    import sys
+    main = [sys.executable, "-c", "from gops_solver.cli.commands import main; main()", "export", "-n", "4",
+            "--rounds", "2"]
+    proc = subprocess.run(main + ["--format", "csv", "--out", "-", "--json"], capture_output=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "-").exists()
+    import naive_export
+    want = naive_export.write(naive_export.to_frame(solve(Rules(4)), rounds=2), "csv")
+    assert proc.stdout == want
+    info = json.loads(proc.stderr)  # the report goes to standard error
+    assert info["bytes"] == len(want) and info["out"] == "-"
+    for fmt in ("parquet", "npz"):
+        proc = subprocess.run(main + ["--format", fmt, "--out", "-"], capture_output=True, text=True, cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert "give a file with --out" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        assert list(tmp_path.iterdir()) == []

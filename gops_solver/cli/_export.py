@@ -8,6 +8,7 @@ import time
 import click
 
 from gops_solver.game.jsonout import dumps
+
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
 _FORMATS = ("csv", "parquet", "npz", "openspiel")
@@ -28,7 +29,8 @@ _MAX_SOLVE_SECONDS = 600
               help="only the states with K cards in each hand (round N - K + 1)")
 @click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS),
               help="csv, parquet, npz (columns in docs/export.md), or openspiel (a tabular policy)")
-@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False), help="file to write (atomically)")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="file to write (atomically), or - for standard output (csv, openspiel)")
 @click.option("--max-rows", default=None, type=click.IntRange(min=1), metavar="M",
               help="refuse exports of more rows than this [2,000,000]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object describing the file written")
@@ -39,11 +41,15 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     One row per reachable decision state of the first R rounds (or of one
     level): the value and both optimal bid distributions.
     """
-    from gops_solver.engine.export import DEFAULT_MAX_ROWS, write
+    from gops_solver.engine.export import DEFAULT_MAX_ROWS, equilibrium_table, frame_table, write, write_table
     from gops_solver.engine.projection import FITS, project
     from gops_solver.api import load, solve
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    to_stdout = out == "-"
+    if to_stdout and fmt in ("parquet", "npz"):
+        raise click.UsageError(f"{fmt} is a binary format and is not written to standard output: "
+                               f"give a file with --out")
     from gops_solver.engine.storage import check_out_path
     check_out_path(out, stdout=True)  # a path that cannot be written, or another writer's: refused before the work
     t0 = time.perf_counter()
@@ -68,30 +74,48 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     limit = DEFAULT_MAX_ROWS if max_rows is None else max_rows
     if fmt == "openspiel":
         from gops_solver.analysis.openspiel import write_tabular_policy
-        rows = write_tabular_policy(sol, out, rounds=rounds, level=level, max_rows=limit)
+        if to_stdout:
+            import tempfile
+            # the policy is one JSON document: written whole to a private folder, then copied out
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "policy.json")
+                rows = write_tabular_policy(sol, path, rounds=rounds, level=level, max_rows=limit)
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            stream = click.get_binary_stream("stdout")
+            stream.write(data)
+            stream.flush()
+            size = len(data)
+        else:
+            rows = write_tabular_policy(sol, out, rounds=rounds, level=level, max_rows=limit)
+            size = os.path.getsize(out)
         columns = None
     else:
-        frame = sol.to_frame(rounds=rounds, level=level, max_rows=limit)  # every engine's own table
-        written = write(frame, out, fmt)
-        rows, columns = len(frame), list(frame.columns)
+        target = click.get_binary_stream("stdout") if to_stdout else out
+        if sol.kind == "classic":  # the vectorised walk of the classic tables
+            table = equilibrium_table(sol, rounds=rounds, level=level, max_rows=limit)
+            size = write_table(table, target, fmt)
+            rows, columns = len(table), table.columns
+        else:  # every other engine's own table
+            frame = sol.to_frame(rounds=rounds, level=level, max_rows=limit)
+            size = write(frame, target, fmt) if not to_stdout else write_table(frame_table(frame), target, fmt)
+            rows, columns = len(frame), list(frame.columns)
+        if size is not None and size < 0:  # streamed into a pipe: its size is not known
+            size = None
     seconds = time.perf_counter() - t0
-    size = os.path.getsize(out) if os.path.isfile(out) else (written if fmt != "openspiel" and written >= 0 else None)
-
-    def echo(text):  # with --out -, the export itself went to standard output: the summary goes to stderr
-        click.echo(text, err=out == "-")
+    # with --out - the table is standard output: the report goes to standard error
+    echo = (lambda text: click.echo(text, err=True)) if to_stdout else click.echo
     if as_json:
-        echo(dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows,
-                               "bytes": size, "seconds": round(seconds, 3), "rounds": rounds, "level": level,
-                               "columns": columns}))
+        echo(dumps({"rules": rules.to_dict(), "format": fmt, "out": out, "rows": rows, "bytes": size,
+                         "seconds": round(seconds, 3), "rounds": rounds, "level": level, "columns": columns}))
         return
     if as_csv:
         from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
         echo(csv_text(RULES_HEADER + ["format", "out", "rows", "bytes", "seconds", "rounds", "level"],
-                            [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
-                                                   "" if rounds is None else rounds, "" if level is None else level]]))
+                      [rules_cells(rules) + [fmt, out, rows, size, round(seconds, 3),
+                                             "" if rounds is None else rounds, "" if level is None else level]]))
         return
     what = f"level {level}" if level is not None else f"rounds 1..{rounds if rounds is not None else rules.n}"
     echo(f"rules    {rules.describe()}")
-    echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}"
-               + (f", {size:,} bytes" if size is not None else ""))
+    echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}" + (f", {size:,} bytes" if size is not None else ""))
     echo(f"time     {seconds:.2f} s")

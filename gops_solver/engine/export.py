@@ -1,10 +1,25 @@
 """Whole-strategy export: one row per decision state of the first rounds.
 
-:func:`decision_states` walks the game forward from its start (every prize
-that can be shown, every pair of bids) and yields each reachable decision
-state once; :func:`to_frame` asks :meth:`Solution.query` for each and builds
-a pandas DataFrame; :func:`write` stores it as CSV, Parquet or ``.npz``,
-atomically. The schema is documented in ``docs/export.md``.
+The states, their values and both players' strategies are computed a level
+at a time, as arrays:
+
+1. :func:`decision_states` (and its array form ``_walk``) plays the game
+   forward from its start, every prize that can be shown and every pair of
+   bids of all the states of a round at once, and keeps each reachable
+   decision state once (hands and hidden prizes as bitmasks).
+2. :func:`equilibrium_table` reduces each state to its stage game -- hand
+   pattern, prize set left hidden, pot, and under ``win`` the score
+   difference -- and solves each distinct stage game once, in a jitted loop
+   that builds it with :func:`~.tables.stage_matrix` and solves it with
+   :func:`~gops_solver.lp.stage.solve_stage`, exactly as
+   :meth:`Solution.query` does for one state. Each row then reads its
+   game's value and spreads each class's probability over its cards.
+3. :func:`write_table` writes the table as CSV (assembled from the distinct
+   numbers, each formatted once), Parquet or ``.npz``, atomically, or CSV
+   to a stream. :func:`to_frame` returns it as a pandas DataFrame.
+
+Every number is the one ``Solution.query`` gives at the same state.
+The schema is documented in ``docs/export.md``.
 
 Columns (every format):
 
@@ -27,16 +42,32 @@ Columns (every format):
 from __future__ import annotations
 
 import json
+from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
+from gops_solver.engine.tables import Stage, WORK, game_axes, level_view, stage_matrix, stage_structure
+from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH
+from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, decode
 from gops_solver.game.rules import Rules
+from gops_solver.lp.stage import STAGE_OK, solve_stage
 
 #: formats :func:`write` knows
 FORMATS = ("csv", "parquet", "npz")
-#: rows an export builds unless told otherwise: about a minute of queries per
-#: 100,000 rows, so the default refuses the hour-long ones before they start
+#: rows an export builds unless told otherwise; past it the files reach
+#: hundreds of megabytes, so the default refuses them before any work
 DEFAULT_MAX_ROWS = 2_000_000
+#: rows written at a time (CSV text, Parquet row groups): bounds the memory of the text
+_CHUNK_ROWS = 1 << 18
+#: candidate successors built at a time by the forward walk
+_WALK_CHUNK = 1 << 22
+#: prize sets of a block store loaded at a time
+_BLOCK_RANKS = 64
+#: the columns before the strategies
+_LEAD = ("round", "k", "hand_a", "hand_b", "pot", "prizes", "diff", "value")
+_SETS = ("hand_a", "hand_b", "prizes")
 
 
 def _pandas():
@@ -45,6 +76,156 @@ def _pandas():
     except ImportError:
         raise ValueError("export needs pandas and pyarrow: pip install 'gops-solver[export]'") from None
     return pd
+
+
+# ---------------------------------------------------------------------------
+# the forward walk
+# ---------------------------------------------------------------------------
+
+class _Round(NamedTuple):
+    """The decision states of one round, sorted as :func:`decision_states` lists them.
+
+    Hands and hidden prizes are bitmasks (bit c - 1 for card c); all int64.
+    """
+
+    rnd: int
+    k: int
+    ha: np.ndarray
+    hb: np.ndarray
+    pot: np.ndarray
+    pm: np.ndarray
+    diff: np.ndarray
+
+
+class _Cards:
+    """Per-bitmask lookups of an ``n``-card game: card tuples and a sort key.
+
+    ``sets[m]``: the cards of mask ``m`` ascending; ``prizes[m]``: the same in
+    reveal order for a fixed order. ``lex[m]``: the ascending cards as
+    base-16 digits, so that among sets of one size the key orders as their
+    tuples do.
+    """
+
+    def __init__(self, rules: Rules):
+        n = rules.n
+        masks = np.arange(1 << n, dtype=np.int64)
+        self.n = n
+        self.sets = [tuple(c for c in range(1, n + 1) if m >> (c - 1) & 1) for m in range(1 << n)]
+        order = rules.sequence
+        self.prizes = self.sets if order is None else [tuple(c for c in order if m >> (c - 1) & 1)
+                                                      for m in range(1 << n)]
+        lex = np.zeros(1 << n, dtype=np.int64)
+        for c in range(1, n + 1):
+            has = (masks >> (c - 1)) & 1
+            lex = np.where(has == 1, lex * 16 + c, lex)
+        self.lex = lex
+
+
+def _bits(masks, n: int, k: int) -> np.ndarray:
+    """Card indices (0-based, ascending) of masks that each hold ``k`` cards: shape ``(len(masks), k)``."""
+    bits = (masks[:, None] >> np.arange(n, dtype=np.int64)) & 1
+    _, cols = np.nonzero(bits)  # row-major: each mask's cards in increasing order
+    return cols.reshape(len(masks), k).astype(np.int64)
+
+
+# key of a state while the walk merges duplicates: hands, pot, prize set, diff
+_SH_A, _SH_B, _SH_POT, _SH_PM = 41, 28, 21, 8
+
+
+def _pack(ha, hb, pot, pm, diff):
+    return (ha << _SH_A) | (hb << _SH_B) | (pot << _SH_POT) | (pm << _SH_PM) | (diff + 128)
+
+
+def _unpack(key):
+    m13 = (1 << MAX_CARDS) - 1
+    return ((key >> _SH_A) & m13, (key >> _SH_B) & m13, (key >> _SH_POT) & 127, (key >> _SH_PM) & m13,
+            (key & 255) - 128)
+
+
+def _range(rules: Rules, rounds, level):
+    """``(first, last)`` rounds to list, or ValueError naming the fix."""
+    n = rules.n
+    if rules.match != "single":
+        raise ValueError(f"export covers single games; {rules.match} is a match: drop --match")
+    for name, v in (("rounds", rounds), ("level", level)):  # 1.5 or True would pass int() unnoticed
+        if v is not None and (isinstance(v, bool) or not isinstance(v, Real) or not float(v).is_integer()):
+            raise ValueError(f"{name}={v!r} is not a whole number: give a count of rounds (or cards left) 1..{n}")
+    if level is not None:
+        if not 1 <= int(level) <= n:
+            raise ValueError(f"level {level} is outside 1..{n}: give the cards left in each hand")
+        if rounds is not None and n - level + 1 > rounds:
+            raise ValueError(f"level {level} is round {n - level + 1}, after the {rounds} rounds asked for: "
+                             f"drop --rounds or choose a level >= {n - rounds + 1}")
+        return n - level + 1, n - level + 1
+    last = n if rounds is None else int(rounds)
+    if not 1 <= last <= n:
+        raise ValueError(f"rounds {rounds} is outside 1..{n}: give how many rounds to export")
+    return 1, last
+
+
+def _successors(st: _Round, rules: Rules, max_rows: int) -> np.ndarray:
+    """Sorted packed keys of every decision state of the round after ``st`` (ValueError past ``max_rows``)."""
+    n, k = rules.n, st.k
+    seq = rules.sequence
+    carry = rules.tie == "carry"
+    r = k - 1 if seq is None else 1  # reveals per state
+    per = k * k * r
+    step = max(1, _WALK_CHUNK // per)
+    found, held = [], 0
+    for lo in range(0, len(st.ha), step):
+        sl = slice(lo, lo + step)
+        ha, hb, pot, pm, diff = st.ha[sl], st.hb[sl], st.pot[sl], st.pm[sl], st.diff[sl]
+        a = _bits(ha, n, k)
+        b = _bits(hb, n, k)
+        q = _bits(pm, n, k - 1) if seq is None else np.full((len(ha), 1), seq[st.rnd] - 1, np.int64)
+        rest_a = ha[:, None] & ~(np.int64(1) << a)                    # (m, k)
+        rest_b = hb[:, None] & ~(np.int64(1) << b)
+        out = np.sign(a[:, :, None] - b[:, None, :])                  # (m, k, k)
+        d = diff[:, None, None] + out * pot[:, None, None]
+        kept = pot[:, None, None] * ((out == 0) & carry)              # not the last round here
+        left = pm[:, None] & ~(np.int64(1) << q)                      # (m, r)
+        key = _pack(rest_a[:, :, None, None], rest_b[:, None, :, None],
+                    kept[..., None] + q[:, None, None, :] + 1, left[:, None, None, :], d[..., None])
+        found.append(np.unique(key))
+        held += len(found[-1])
+        if held > max_rows:  # chunks overlap: merge before judging
+            found = [np.unique(np.concatenate(found))]
+            held = len(found[0])
+            if held > max_rows:
+                raise ValueError(f"round {st.rnd + 1} has more decision states than the {max_rows:,} rows "
+                                 f"allowed: export fewer rounds, an earlier --level, or raise --max-rows")
+    return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
+
+
+def _sorted_round(rnd, k, keys, cards: _Cards) -> _Round:
+    ha, hb, pot, pm, diff = _unpack(keys)
+    order = np.lexsort((diff, cards.lex[pm], pot, cards.lex[hb], cards.lex[ha]))
+    return _Round(rnd, k, ha[order], hb[order], pot[order], pm[order], diff[order])
+
+
+def _walk(rules: Rules, rounds=None, level=None, max_rows: int = DEFAULT_MAX_ROWS, cards: _Cards | None = None):
+    """The rounds :func:`decision_states` lists, as arrays (a list of :class:`_Round`)."""
+    first, last = _range(rules, rounds, level)
+    n = rules.n
+    cards = cards or _Cards(rules)
+    full = (1 << n) - 1
+    seq = rules.sequence
+    shown = np.arange(1, n + 1, dtype=np.int64) if seq is None else np.array([seq[0]], np.int64)
+    z = np.zeros(len(shown), np.int64)
+    keys = np.unique(_pack(z + full, z + full, shown, full & ~(np.int64(1) << (shown - 1)), z))
+    out, rows = [], 0
+    for rnd in range(1, last + 1):
+        st = _sorted_round(rnd, n - rnd + 1, keys, cards)
+        if rnd >= first:
+            if rows + len(st.ha) > max_rows:
+                raise ValueError(f"round {rnd} alone has {len(st.ha):,} decision states, more than the "
+                                 f"{max_rows:,} rows allowed: export fewer rounds, one --level, or raise --max-rows")
+            out.append(st)
+            rows += len(st.ha)
+        if rnd == last:
+            break
+        keys = _successors(st, rules, max_rows)
+    return out
 
 
 def decision_states(rules: Rules, rounds: int | None = None, level: int | None = None,
@@ -74,58 +255,334 @@ def decision_states(rules: Rules, rounds: int | None = None, level: int | None =
     ValueError
         Bad ``rounds``/``level``, a match format, or too many states.
     """
-    from numbers import Real
-    n = rules.n
-    if rules.match != "single":
-        raise ValueError(f"export covers single games; {rules.match} is a match: drop --match")
-    for name, v in (("rounds", rounds), ("level", level)):  # 1.5 or True would pass int() unnoticed
-        if v is not None and (isinstance(v, bool) or not isinstance(v, Real) or not float(v).is_integer()):
-            raise ValueError(f"{name}={v!r} is not a whole number: give a count of rounds (or cards left) 1..{n}")
-    if level is not None:
-        if not 1 <= int(level) <= n:
-            raise ValueError(f"level {level} is outside 1..{n}: give the cards left in each hand")
-        if rounds is not None and n - level + 1 > rounds:
-            raise ValueError(f"level {level} is round {n - level + 1}, after the {rounds} rounds asked for: "
-                             f"drop --rounds or choose a level >= {n - rounds + 1}")
-        last, first = n - level + 1, n - level + 1
-    else:
-        last = n if rounds is None else int(rounds)
-        if not 1 <= last <= n:
-            raise ValueError(f"rounds {rounds} is outside 1..{n}: give how many rounds to export")
-        first = 1
-    full = tuple(range(1, n + 1))
-    seq = rules.sequence
-    carry = rules.tie == "carry"
-    if seq is None:
-        frontier = {(full, full, p, tuple(c for c in full if c != p), 0) for p in full}
-    else:
-        frontier = {(full, full, seq[0], tuple(seq[1:]), 0)}
+    cards = _Cards(rules)
     out = []
-    for rnd in range(1, last + 1):
-        states = sorted(frontier)
-        if rnd >= first:
-            if len(out) + len(states) > max_rows:
-                raise ValueError(f"round {rnd} alone has {len(states):,} decision states, more than the "
-                                 f"{max_rows:,} rows allowed: export fewer rounds, one --level, or raise --max-rows")
-            out.extend((rnd,) + s for s in states)
-        if rnd == last:
-            break
-        nxt = set()
-        for ha, hb, pot, prizes, diff in states:
-            reveal = prizes if seq is None else prizes[:1]
-            for a in ha:
-                rest_a = tuple(c for c in ha if c != a)
-                for b in hb:
-                    rest_b = tuple(c for c in hb if c != b)
-                    d = diff + pot if a > b else diff - pot if a < b else diff
-                    kept = pot if a == b and carry else 0  # not the last round: rnd < n here
-                    for q in reveal:
-                        nxt.add((rest_a, rest_b, kept + q, tuple(c for c in prizes if c != q), d))
-            if len(nxt) > max_rows:
-                raise ValueError(f"round {rnd + 1} has more decision states than the {max_rows:,} rows allowed: "
-                                 f"export fewer rounds, an earlier --level, or raise --max-rows")
-        frontier = nxt
+    for st in _walk(rules, rounds, level, max_rows, cards):
+        out.extend(zip([st.rnd] * len(st.ha), [cards.sets[m] for m in st.ha.tolist()],
+                       [cards.sets[m] for m in st.hb.tolist()], st.pot.tolist(),
+                       [cards.prizes[m] for m in st.pm.tolist()], st.diff.tolist()))
     return out
+
+
+# ---------------------------------------------------------------------------
+# values and strategies
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _pair_patterns(ha, hb, n, lut, lut_off, pat, cls_a, div_a, cls_b, div_b):
+    """Pattern and classes of each pair of hands (bitmasks), as :func:`~.query.query_state` finds them.
+
+    ``pat[i]``: the pattern's index within its level. ``cls_a[i, c]``: the
+    class (stage-game row) of A's card c + 1, -1 when A lacks it;
+    ``div_a[i, c]``: the number of cards in that class (likewise for B).
+    All outputs are modified in place.
+    """
+    tok = np.empty(TOKEN_SCRATCH, np.int64)
+    card = np.empty(TOKEN_SCRATCH, np.int64)
+    size = np.empty(MAX_CARDS, np.int64)
+    for i in range(len(ha)):
+        u = 0
+        code = 0
+        p3 = 1
+        for c in range(n):
+            ina = (ha[i] >> c) & 1
+            inb = (hb[i] >> c) & 1
+            if ina == 0 and inb == 0:
+                continue
+            t = TOK_SHARED if ina and inb else (TOK_A if ina else TOK_B)
+            tok[u] = t
+            card[u] = c
+            code += t * p3
+            p3 *= 3
+            u += 1
+        pat[i] = lut[lut_off[u] + code]
+        for side in range(2):
+            own = TOK_A if side == 0 else TOK_B
+            cls = cls_a if side == 0 else cls_b
+            div = div_a if side == 0 else div_b
+            for c in range(n):
+                cls[i, c] = -1
+            m = -1
+            for t in range(u):
+                if tok[t] == own:
+                    if t == 0 or tok[t - 1] != own:  # a run of one player's cards is one class
+                        m += 1
+                        size[m] = 0
+                elif tok[t] == TOK_SHARED:
+                    m += 1
+                    size[m] = 0
+                else:
+                    continue
+                cls[i, card[t]] = m
+                size[m] += 1
+            for c in range(n):
+                div[i, c] = size[cls[i, c]] if cls[i, c] >= 0 else 1
+
+
+@njit(cache=True)
+def _structures(level_u, level_code, pats, lut, lut_off, na, nb, succ, outc):
+    """The :class:`~.tables.Stage` of each pattern ``pats[j]`` of one level, into the arrays given."""
+    tok = np.empty(TOKEN_SCRATCH, np.int64)
+    for j in range(len(pats)):
+        u = level_u[pats[j]]
+        decode(u, level_code[pats[j]], tok)
+        st = stage_structure(tok, u, lut, lut_off)
+        na[j] = st.na
+        nb[j] = st.nb
+        succ[j] = st.succ
+        outc[j] = st.outc
+
+
+class _Games(NamedTuple):
+    """The distinct stage games of a level: game ``g`` has structure ``st[g]`` (a row of :class:`_Shapes`),
+    leaves prize set ``set[g]`` of level ``k - 1`` hidden (summing to ``sum[g]``), and has pot ``pot[g]``,
+    score difference ``d[g]`` (``win``) and carry index ``ci[g]`` (fixed order)."""
+
+    st: np.ndarray
+    set: np.ndarray
+    pot: np.ndarray
+    d: np.ndarray
+    ci: np.ndarray
+    sum: np.ndarray
+
+    def part(self, sl):
+        return _Games(*(a[sl] for a in self))
+
+
+class _Shapes(NamedTuple):
+    """The :class:`~.tables.Stage` of each pattern in use, as arrays: ``na``, ``nb``, ``succ``, ``outc``."""
+
+    na: np.ndarray
+    nb: np.ndarray
+    succ: np.ndarray
+    outc: np.ndarray
+
+
+class _Solved(NamedTuple):
+    """What :func:`_solve_games` finds for each game: ``value``, strategies ``x[g, :na]`` and ``y[g, :nb]``,
+    and ``ok`` (False where a successor is not tabulated or the solve failed)."""
+
+    value: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    ok: np.ndarray
+
+    def part(self, sl):
+        return _Solved(*(a[sl] for a in self))
+
+
+@njit(cache=True)
+def _solve_games(game, prev, k, games, shapes, out):
+    """Build and solve each stage game of :class:`_Games` ``games`` at level ``k`` into ``out`` (modified in place).
+
+    Each game is built by :func:`~.tables.stage_matrix` from ``prev`` (level
+    ``k - 1``) and solved by :func:`solve_stage`, as a query does. Where
+    ``out.ok[g]`` is False the caller answers the states another way.
+    """
+    M = np.empty((MAX_CARDS, MAX_CARDS))
+    x = np.empty(MAX_CARDS)
+    y = np.empty(MAX_CARDS)
+    work = np.empty(WORK)
+    for g in range(len(games.st)):
+        j = games.st[g]
+        na, nb = shapes.na[j], shapes.nb[j]
+        stage = Stage(na, nb, shapes.succ[j], shapes.outc[j])
+        out.ok[g] = False
+        if not stage_matrix(game, prev, k, stage, games.pot[g], games.d[g], games.ci[g], games.set[g],
+                            games.sum[g], M):
+            continue
+        v, status = solve_stage(M, na, nb, x, y, work)
+        if status != STAGE_OK:
+            continue
+        out.ok[g] = True
+        out.value[g] = v
+        for i in range(na):
+            out.x[g, i] = x[i]
+        for i in range(nb):
+            out.y[g, i] = y[i]
+
+
+class ExportTable(NamedTuple):
+    """The rows of an export as columns: what :func:`write_table` writes and :func:`to_frame` wraps.
+
+    Card sets are ``(codes, sets)``: row ``i`` holds ``sets[codes[i]]``, a
+    tuple of cards (in reveal order for a fixed order's prizes). From a
+    solution the codes are the sets' bitmasks.
+
+    Attributes
+    ----------
+    rules : dict
+        ``Rules.to_dict()`` of the game ({} when unknown).
+    n : int
+        Cards per hand at the start (columns ``a_1..a_n``).
+    rnd, k : ndarray of int8
+    hand_a, hand_b, prizes : tuple of (ndarray of int64, sequence of tuple)
+    pot, diff : ndarray of int16
+    value : ndarray of float64
+    sa, sb : ndarray of float64, shape (rows, n)
+        Columns ``a_1..a_n`` and ``b_1..b_n``.
+    """
+
+    rules: dict
+    n: int
+    rnd: np.ndarray
+    k: np.ndarray
+    hand_a: tuple
+    hand_b: tuple
+    pot: np.ndarray
+    prizes: tuple
+    diff: np.ndarray
+    value: np.ndarray
+    sa: np.ndarray
+    sb: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @property
+    def columns(self) -> list:
+        """Column names, in order."""
+        return list(_LEAD) + [f"{s}_{c}" for s in "ab" for c in range(1, self.n + 1)]
+
+    def rows(self, sl: slice) -> "ExportTable":
+        """The rows ``sl`` (views where possible)."""
+        return ExportTable(self.rules, self.n, self.rnd[sl], self.k[sl], (self.hand_a[0][sl], self.hand_a[1]),
+                           (self.hand_b[0][sl], self.hand_b[1]), self.pot[sl], (self.prizes[0][sl], self.prizes[1]),
+                           self.diff[sl], self.value[sl], self.sa[sl], self.sb[sl])
+
+
+def _round_equilibrium(solution, st: _Round, value, sa, sb):
+    """Values and strategies of the states of one round into ``value``, ``sa``, ``sb`` (modified in place).
+
+    Returns a boolean array: True where the state was answered here; the
+    caller asks ``solution.query`` for the others (a successor the tables
+    lack, or a stage solve that failed: the query's sub-game and its error).
+    """
+    rules, space, tables = solution.rules, solution.space, solution.tables
+    n, k, rows = rules.n, st.k, len(st.ha)
+    done = np.zeros(rows, dtype=bool)
+    if (solution.stage_solver or "numba") != "numba" or k - 1 > space.kmax:
+        return done  # the HiGHS backend answers state by state
+    pats = space.patterns
+    upair, pinv = np.unique((st.ha << 16) | st.hb, return_inverse=True)
+    npair = len(upair)
+    pat = np.empty(npair, np.int64)
+    cls_a, cls_b = np.empty((npair, n), np.int64), np.empty((npair, n), np.int64)
+    div_a, div_b = np.empty((npair, n), np.float64), np.empty((npair, n), np.float64)
+    _pair_patterns(upair >> 16, upair & 0xFFFF, n, pats.lut, LUT_OFF, pat, cls_a, div_a, cls_b, div_b)
+    # the stage game depends on the pattern, the set left hidden, the pot, and (win) the difference;
+    # under a fixed order the set is the order's and the carry index follows from the pot
+    if space.random_order:
+        s_prev = space.prize_sets.set_rank[st.pm]
+    else:
+        s_prev = np.zeros(rows, np.int64)
+    d = st.diff if space.win else np.zeros(rows, np.int64)
+    key = (s_prev << 40) | (pat[pinv] << 16) | (st.pot << 8) | (d + 128)
+    ukey, ginv = np.unique(key, return_inverse=True)
+    g_set, g_pat, g_pot, g_d = ukey >> 40, (ukey >> 16) & ((1 << 24) - 1), (ukey >> 8) & 255, (ukey & 255) - 128
+    if space.random_order:
+        g_sum = space.prize_sets.set_sum[space.prize_sets.level_sets[k - 1][g_set]]
+        g_ci = np.zeros(len(ukey), np.int64)
+    else:
+        seq = rules.sequence
+        g_sum = np.full(len(ukey), sum(seq[st.rnd:]), np.int64)
+        # carry index: rounds tied in a row, as validate_state reads it off the pot
+        chains = np.cumsum([0] + list(seq[:st.rnd - 1][::-1]))
+        g_ci = np.searchsorted(chains, g_pot - seq[st.rnd - 1]).astype(np.int64)
+    upat, st_of = np.unique(g_pat, return_inverse=True)
+    na, nb = np.empty(len(upat), np.int64), np.empty(len(upat), np.int64)
+    succ = np.empty((len(upat), MAX_CARDS, MAX_CARDS), np.int64)
+    outc = np.empty((len(upat), MAX_CARDS, MAX_CARDS), np.int64)
+    _structures(pats.level_u[k], pats.level_code[k], upat, pats.lut, LUT_OFF, na, nb, succ, outc)
+    ng = len(ukey)
+    games = _Games(st_of, g_set, g_pot, g_d, g_ci, g_sum)
+    shapes = _Shapes(na, nb, succ, outc)
+    out = _Solved(np.empty(ng), np.zeros((ng, MAX_CARDS)), np.zeros((ng, MAX_CARDS)), np.zeros(ng, dtype=bool))
+    game = game_axes(space)
+    # a block store loads only the prize sets asked for: a few at a time (games are sorted by set)
+    step = _BLOCK_RANKS if hasattr(tables, "view") else ng
+    bounds = np.searchsorted(g_set, np.unique(g_set)[::step]).tolist() + [ng]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        prev = level_view(space, tables, k - 1, np.unique(g_set[lo:hi]).tolist())
+        _solve_games(game, prev, k, games.part(slice(lo, hi)), shapes, out.part(slice(lo, hi)))
+    g_value, x_out, y_out, ok = out
+    done = ok[ginv]
+    # Solution.query: the stage value plus the difference (points), each class's probability shared evenly
+    value[:] = g_value[ginv] + (0 if space.win else st.diff)
+    for cls, div, strat, out in ((cls_a, div_a, x_out, sa), (cls_b, div_b, y_out, sb)):
+        c = cls[pinv]
+        p = strat[ginv[:, None], np.maximum(c, 0)]
+        out[:] = np.where(c >= 0, 0.0 + p / div[pinv], 0.0)
+    return done
+
+
+def equilibrium_table(solution, rounds: int | None = None, level: int | None = None,
+                      max_rows: int = DEFAULT_MAX_ROWS) -> ExportTable:
+    """The equilibrium at every reachable decision state of the first rounds, as columns.
+
+    Parameters
+    ----------
+    solution : Solution
+        A solved single game (from :func:`~gops_solver.solve` or :func:`~gops_solver.load`).
+    rounds, level, max_rows
+        As for :func:`decision_states`.
+
+    Returns
+    -------
+    ExportTable
+        One row per state, in the order of :func:`decision_states`; each
+        row's ``value`` and strategies are those of ``solution.query`` at the
+        state.
+    """
+    rules = solution.rules
+    n = rules.n
+    cards = _Cards(rules)
+    parts = _walk(rules, rounds, level, max_rows, cards)
+    rows = sum(len(st.ha) for st in parts)
+    value = np.empty(rows)
+    sa, sb = np.zeros((rows, n)), np.zeros((rows, n))
+    at = 0
+    for st in parts:
+        sl = slice(at, at + len(st.ha))
+        done = _round_equilibrium(solution, st, value[sl], sa[sl], sb[sl])
+        for i in np.flatnonzero(~done).tolist():
+            q = solution.query(cards.sets[st.ha[i]], cards.sets[st.hb[i]], int(st.pot[i]), cards.prizes[st.pm[i]],
+                               int(st.diff[i]))
+            value[at + i] = q.value
+            sa[at + i] = 0.0
+            sb[at + i] = 0.0
+            for c, p in q.strategy_a.items():
+                sa[at + i, c - 1] = p
+            for c, p in q.strategy_b.items():
+                sb[at + i, c - 1] = p
+        at += len(st.ha)
+
+    def cat(field, dtype):
+        return np.concatenate([getattr(st, field) for st in parts]).astype(dtype) if parts else np.zeros(0, dtype)
+
+    rnd = np.concatenate([np.full(len(st.ha), st.rnd, np.int8) for st in parts]) if parts else np.zeros(0, np.int8)
+    return ExportTable(rules.to_dict(), n, rnd, (n - rnd + 1).astype(np.int8), (cat("ha", np.int64), cards.sets),
+                       (cat("hb", np.int64), cards.sets), cat("pot", np.int16), (cat("pm", np.int64), cards.prizes),
+                       cat("diff", np.int16), value, sa, sb)
+
+
+def _object_column(codes, sets) -> np.ndarray:
+    lut = np.empty(len(sets), dtype=object)
+    lut[:] = list(sets)
+    return lut[codes]
+
+
+def table_frame(table: ExportTable):
+    """An :class:`ExportTable` as a pandas DataFrame (card sets as tuples, rules in ``attrs``)."""
+    pd = _pandas()
+    cols = {"round": table.rnd, "k": table.k, "hand_a": _object_column(*table.hand_a),
+            "hand_b": _object_column(*table.hand_b), "pot": table.pot, "prizes": _object_column(*table.prizes),
+            "diff": table.diff, "value": table.value}
+    cols.update({f"a_{c}": table.sa[:, c - 1] for c in range(1, table.n + 1)})
+    cols.update({f"b_{c}": table.sb[:, c - 1] for c in range(1, table.n + 1)})
+    frame = pd.DataFrame(cols)
+    frame.attrs["rules"] = table.rules
+    return frame
 
 
 def to_frame(solution, rounds: int | None = None, level: int | None = None, max_rows: int = DEFAULT_MAX_ROWS):
@@ -144,37 +601,28 @@ def to_frame(solution, rounds: int | None = None, level: int | None = None, max_
         One row per state, columns as in this module's docstring; each row's
         ``value`` and strategies are those of ``solution.query`` at the state.
     """
-    pd = _pandas()
-    rules = solution.rules
-    n = rules.n
-    states = decision_states(rules, rounds, level, max_rows)
-    rows = len(states)
-    sa = np.zeros((rows, n))
-    sb = np.zeros((rows, n))
-    values = np.empty(rows)
-    for i, (_, ha, hb, pot, prizes, diff) in enumerate(states):
-        q = solution.query(ha, hb, pot, prizes, diff)
-        values[i] = q.value
-        for c, p in q.strategy_a.items():
-            sa[i, c - 1] = p
-        for c, p in q.strategy_b.items():
-            sb[i, c - 1] = p
-    cols = {
-        "round": np.array([s[0] for s in states], dtype=np.int8),
-        "k": np.array([len(s[1]) for s in states], dtype=np.int8),
-        "hand_a": [s[1] for s in states],
-        "hand_b": [s[2] for s in states],
-        "pot": np.array([s[3] for s in states], dtype=np.int16),
-        "prizes": [s[4] for s in states],
-        "diff": np.array([s[5] for s in states], dtype=np.int16),
-        "value": values,
-    }
-    cols.update({f"a_{c}": sa[:, c - 1] for c in range(1, n + 1)})
-    cols.update({f"b_{c}": sb[:, c - 1] for c in range(1, n + 1)})
-    frame = pd.DataFrame(cols)
-    frame.attrs["rules"] = rules.to_dict()
-    return frame
+    _pandas()
+    return table_frame(equilibrium_table(solution, rounds, level, max_rows))
 
+
+def frame_table(frame) -> ExportTable:
+    """A DataFrame of :func:`to_frame`'s columns as an :class:`ExportTable` (for :func:`write`)."""
+    pd = _pandas()
+    n = sum(1 for c in frame.columns if str(c).startswith("a_"))
+    sets = {}
+    for col in _SETS:
+        codes, uniques = pd.factorize(frame[col], sort=False)
+        sets[col] = (codes.astype(np.int64), [tuple(v) for v in uniques])
+    return ExportTable(frame.attrs.get("rules", {}), n, frame["round"].to_numpy(), frame["k"].to_numpy(),
+                       sets["hand_a"], sets["hand_b"], frame["pot"].to_numpy(), sets["prizes"],
+                       frame["diff"].to_numpy(), frame["value"].to_numpy(np.float64),
+                       frame[[f"a_{c}" for c in range(1, n + 1)]].to_numpy(np.float64),
+                       frame[[f"b_{c}" for c in range(1, n + 1)]].to_numpy(np.float64))
+
+
+# ---------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------
 
 def _mask(cards) -> int:
     return sum(1 << (c - 1) for c in cards)
@@ -194,6 +642,261 @@ def cards_from_mask(mask: int, order=None) -> tuple:
     return tuple(c for c in (order or range(1, 14)) if mask >> (c - 1) & 1)
 
 
+@njit(cache=True, inline="always")
+def _slot(b, mask):
+    # Fibonacci hashing of the bit pattern
+    return np.int64((b * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+
+
+@njit(cache=True)
+def _float_ids(bits, repeat_from):
+    """Number the distinct float64 bit patterns of ``bits`` (rows, m), uint64: ``(ids, distinct patterns)``.
+
+    When columns ``repeat_from:`` of a row equal those of the row before
+    (rows that share a stage game repeat their strategies), they take its
+    numbers without a look-up.
+    """
+    rows, m = bits.shape
+    ids = np.empty((rows, m), np.int64)
+    size = 1 << 16
+    table = np.full(size, -1, np.int64)  # slot -> number, -1 when free
+    seen = np.empty(1 << 12, np.uint64)  # number -> bit pattern
+    count = 0
+    for r in range(rows):
+        upto = m
+        if r > 0:
+            upto = repeat_from
+            for j in range(repeat_from, m):
+                if bits[r, j] != bits[r - 1, j]:
+                    upto = m
+                    break
+            if upto < m:
+                for j in range(repeat_from, m):
+                    ids[r, j] = ids[r - 1, j]
+        for j in range(upto):
+            b = bits[r, j]
+            i = _slot(b, size - 1)
+            while table[i] >= 0 and seen[table[i]] != b:
+                i = (i + 1) & (size - 1)
+            if table[i] >= 0:
+                ids[r, j] = table[i]
+                continue
+            if count == len(seen):
+                grown = np.empty(2 * len(seen), np.uint64)
+                grown[:count] = seen[:count]
+                seen = grown
+            seen[count] = b
+            table[i] = count
+            ids[r, j] = count
+            count += 1
+            if 2 * count > size:  # keep the table at most half full
+                size *= 2
+                table = np.full(size, -1, np.int64)
+                for t in range(count):
+                    i = _slot(seen[t], size - 1)
+                    while table[i] >= 0:
+                        i = (i + 1) & (size - 1)
+                    table[i] = t
+    return ids, seen[:count].copy()
+
+
+@njit(cache=True)
+def _csv_text(ids, buf, start):
+    """CSV lines of token rows: row ``r`` is tokens ``ids[r, :]`` joined by commas; token ``t`` is ``buf[start[t]:start[t + 1]]``."""
+    rows, m = ids.shape
+    total = 0
+    for r in range(rows):
+        for j in range(m):
+            t = ids[r, j]
+            total += start[t + 1] - start[t]
+    total += rows * m  # m - 1 commas and a newline a row
+    out = np.empty(total, np.uint8)
+    at = 0
+    for r in range(rows):
+        for j in range(m):
+            t = ids[r, j]
+            for q in range(start[t], start[t + 1]):
+                out[at] = buf[q]
+                at += 1
+            out[at] = 44 if j < m - 1 else 10  # ',' or '\n'
+            at += 1
+    return out
+
+
+def _csv_field(text: str) -> str:
+    # the quoting of pandas' to_csv (csv.QUOTE_MINIMAL)
+    return f'"{text}"' if "," in text else text
+
+
+def _csv_float(v: float) -> str:
+    return "" if v != v else "%.17g" % v  # pandas writes NaN as an empty field
+
+
+class _Tokens:
+    """Text of every distinct cell, each formatted once: a byte buffer and token starts."""
+
+    def __init__(self):
+        self.texts = []
+
+    def add(self, texts) -> int:
+        base = len(self.texts)
+        self.texts.extend(texts)
+        return base
+
+    def buffer(self):
+        encoded = [t.encode() for t in self.texts]
+        start = np.zeros(len(encoded) + 1, np.int64)
+        np.cumsum([len(e) for e in encoded], out=start[1:])
+        return np.frombuffer(b"".join(encoded) or b"\0", np.uint8), start
+
+
+def _csv_chunks(table: ExportTable):
+    """The CSV text of ``table`` (header first), as byte arrays of at most :data:`_CHUNK_ROWS` rows each."""
+    yield (",".join(table.columns) + "\n").encode()
+    rows = len(table)
+    if not rows:
+        return
+    tok = _Tokens()
+    cols = []
+    for arr, sets in ((table.rnd, None), (table.k, None), (None, table.hand_a), (None, table.hand_b),
+                      (table.pot, None), (None, table.prizes), (table.diff, None)):
+        if sets is None:
+            u, inv = np.unique(arr, return_inverse=True)
+            cols.append(inv.reshape(-1) + tok.add([str(int(v)) for v in u.tolist()]))
+        else:
+            codes, lut = sets
+            used = np.unique(codes)
+            where = np.zeros(max(len(lut), 1), np.int64)
+            where[used] = np.arange(len(used))
+            base = tok.add([_csv_field(",".join(map(str, lut[c]))) for c in used.tolist()])
+            cols.append(where[codes] + base)
+    floats = np.empty((rows, 1 + 2 * table.n))
+    floats[:, 0] = table.value
+    floats[:, 1:1 + table.n] = table.sa
+    floats[:, 1 + table.n:] = table.sb
+    fid, distinct = _float_ids(floats.view(np.uint64), 1)
+    buf, start = tok.buffer()
+    # the distinct numbers in one formatting call, NUL after each: the text of every token at once
+    values = distinct.view(np.float64)
+    text = np.frombuffer((("%.17g\0" * len(values)) % tuple(values.tolist())).encode(), np.uint8)
+    ends = np.flatnonzero(text == 0)
+    fstart = np.concatenate([[0], ends + 1])
+    keep = np.ones(len(text), bool)
+    keep[ends] = False
+    fstart = fstart - np.arange(len(fstart))  # positions once the NULs are dropped
+    nan = np.isnan(values)
+    if nan.any():  # pandas writes NaN as an empty field
+        values_text = [_csv_float(v) for v in values.tolist()]
+        fid += tok.add(values_text)
+        buf, start = tok.buffer()
+    else:
+        fid += len(start) - 1
+        buf = np.concatenate([buf[:start[-1]], text[keep]])
+        start = np.concatenate([start[:-1], start[-1] + fstart])
+    lead = np.stack(cols, axis=1)
+    for lo in range(0, rows, _CHUNK_ROWS):
+        sl = slice(lo, lo + _CHUNK_ROWS)
+        yield _csv_text(np.ascontiguousarray(np.concatenate([lead[sl], fid[sl]], axis=1)), buf, start)
+
+
+def _arrow_table(table: ExportTable, schema_meta):
+    import pyarrow as pa
+    cols = {}
+    for name, arr, sets in (("round", table.rnd, None), ("k", table.k, None), ("hand_a", None, table.hand_a),
+                            ("hand_b", None, table.hand_b), ("pot", table.pot, None), ("prizes", None, table.prizes),
+                            ("diff", table.diff, None), ("value", table.value, None)):
+        if sets is None:
+            cols[name] = pa.array(arr)
+            continue
+        codes, lut = sets
+        lens = np.array([len(s) for s in lut], np.int32)
+        flat_lut = np.array([c for s in lut for c in s], np.int8)
+        first = np.zeros(len(lut) + 1, np.int64)
+        np.cumsum(lens, out=first[1:])
+        n_of = lens[codes]
+        offsets = np.zeros(len(codes) + 1, np.int32)
+        np.cumsum(n_of, out=offsets[1:])
+        # each row's cards: its set's slice of flat_lut
+        pos = np.repeat(first[codes] - offsets[:-1], n_of) + np.arange(offsets[-1])
+        cols[name] = pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat_lut[pos], type=pa.int8()))
+    for side, strat in (("a", table.sa), ("b", table.sb)):
+        for c in range(1, table.n + 1):
+            cols[f"{side}_{c}"] = pa.array(strat[:, c - 1])
+    out = pa.table(cols)
+    return out.replace_schema_metadata(schema_meta)
+
+
+def _parquet(table: ExportTable, fh) -> None:
+    try:
+        import pyarrow as pa  # noqa: F401
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ValueError("parquet export needs pyarrow: pip install 'gops-solver[export]'") from None
+    # the schema metadata pandas would add (the file reads back as the same DataFrame), and the rules
+    meta = _pandas_metadata(table)
+    meta[b"gops.rules"] = json.dumps(table.rules).encode()
+    first = _arrow_table(table.rows(slice(0, _CHUNK_ROWS)), meta)
+    with pq.ParquetWriter(fh, first.schema) as writer:
+        writer.write_table(first)
+        for lo in range(_CHUNK_ROWS, len(table), _CHUNK_ROWS):
+            writer.write_table(_arrow_table(table.rows(slice(lo, lo + _CHUNK_ROWS)), meta))
+
+
+def _pandas_metadata(table: ExportTable) -> dict:
+    import pyarrow as pa
+    head = table_frame(table.rows(slice(0, 1)))
+    return dict(pa.Table.from_pandas(head, preserve_index=False).schema.metadata or {})
+
+
+def _npz(table: ExportTable, fh) -> None:
+    arrays = {"round": table.rnd, "k": table.k, "pot": table.pot, "diff": table.diff, "value": table.value}
+    arrays.update({f"a_{c}": table.sa[:, c - 1] for c in range(1, table.n + 1)})
+    arrays.update({f"b_{c}": table.sb[:, c - 1] for c in range(1, table.n + 1)})
+    for col, (codes, lut) in zip(_SETS, (table.hand_a, table.hand_b, table.prizes)):
+        arrays[col] = np.array([_mask(s) for s in lut], dtype=np.uint16)[codes] if len(lut) else \
+            np.zeros(len(codes), np.uint16)
+    arrays["rules"] = np.array(json.dumps(table.rules))
+    np.savez_compressed(fh, **arrays)
+
+
+def write_table(table: ExportTable, out, fmt: str) -> int:
+    """Write an export table to a file atomically, or CSV to a binary stream; the number of bytes written.
+
+    Parameters
+    ----------
+    table : ExportTable
+        As returned by :func:`equilibrium_table`.
+    out : str, path-like, or binary file object
+        A path (written through a temporary file, fsync, rename) or a
+        stream such as ``sys.stdout.buffer`` (CSV only).
+    fmt : {"csv", "parquet", "npz"}
+
+    Raises
+    ------
+    ValueError
+        Unknown format, a binary format asked of a stream, or the path cannot be written.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if hasattr(out, "write"):
+        if fmt != "csv":
+            raise ValueError(f"{fmt} is a binary format and is not written to standard output: give a file with --out")
+        size = 0
+        for part in _csv_chunks(table):
+            out.write(part)
+            size += len(part)
+        out.flush()
+        return size
+    if fmt == "csv":
+        def dump(fh):
+            for part in _csv_chunks(table):
+                fh.write(part)
+        return _atomic_write(out, dump)
+    if fmt == "parquet":
+        return _atomic_write(out, lambda fh: _parquet(table, fh))
+    return _atomic_write(out, lambda fh: _npz(table, fh))
+
+
 def write(frame, path, fmt: str) -> int:
     """Write an export frame to ``path`` atomically (temporary file, fsync, rename).
 
@@ -204,11 +907,6 @@ def write(frame, path, fmt: str) -> int:
     path : str or path-like
     fmt : {"csv", "parquet", "npz"}
 
-    Returns
-    -------
-    int
-        Bytes written (-1 when streamed into a pipe).
-
     Raises
     ------
     ValueError
@@ -216,54 +914,16 @@ def write(frame, path, fmt: str) -> int:
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
-    rules = json.dumps(frame.attrs.get("rules", {}))
-    if fmt == "csv":
-        out = frame.copy()
-        for col in ("hand_a", "hand_b", "prizes"):
-            out[col] = [",".join(map(str, v)) for v in out[col]]
-
-        def dump(fh):
-            out.to_csv(fh, index=False, float_format="%.17g", lineterminator="\n")
-        return _atomic_write(path, dump, text=True)
-    elif fmt == "parquet":
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ValueError("parquet export needs pyarrow: pip install 'gops-solver[export]'") from None
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        for col in ("hand_a", "hand_b", "prizes"):
-            i = table.schema.get_field_index(col)
-            table = table.set_column(i, pa.field(col, pa.list_(pa.int8())),
-                                     pa.array([list(v) for v in frame[col]], type=pa.list_(pa.int8())))
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"gops.rules": rules.encode()})
-        return _atomic_write(path, lambda fh: pq.write_table(table, fh))
-    else:
-        arrays = {c: frame[c].to_numpy() for c in frame.columns if c not in ("hand_a", "hand_b", "prizes")}
-        for col in ("hand_a", "hand_b", "prizes"):
-            arrays[col] = np.array([_mask(v) for v in frame[col]], dtype=np.uint16)
-        arrays["rules"] = np.array(rules)
-        return _atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
+    return write_table(frame_table(frame), path, fmt)
 
 
-def _atomic_write(path, dump, text=False) -> int:
-    """Run ``dump(file object)`` into ``path`` with :func:`~.storage.atomic_write`; returns the bytes written.
+def _atomic_write(path, dump) -> int:
+    """Run ``dump(binary file object)`` into ``path`` with :func:`~.storage.atomic_write`; the bytes written.
 
     A regular file is replaced only once the whole new one is on disk (its
     writer lock held); an existing FIFO, a character device or ``-``
-    (standard output) is streamed into; anything else is refused in one line.
+    (standard output) is streamed into (-1: the size is not known);
+    anything else is refused in one line.
     """
-    import io
-
     from gops_solver.engine.storage import atomic_write
-
-    def parts(fh):
-        if not text:
-            dump(fh)
-            return
-        wrapper = io.TextIOWrapper(fh, encoding="utf-8", newline="")
-        dump(wrapper)
-        wrapper.flush()
-        wrapper.detach()  # leave ``fh`` open for the writer
-
-    return atomic_write(path, parts, stdout=True)
+    return atomic_write(path, dump, stdout=True)
