@@ -10,7 +10,7 @@ workers, and read one at a time by queries and ``verify``.
 
 Store layout (a folder, or an fsspec URL all workers reach)::
 
-    manifest.json          rules, format, block counts and lengths
+    manifest.gops          the container's header (kind "store"): rules, format, block counts and lengths
     L03/00017.blk          level 3, prize set of rank 17 (set_rank order)
     complete.json          written last: stage games, seconds, states
 
@@ -21,6 +21,12 @@ little-endian float64 data. It is written to a temporary file and renamed
 Blocks are not synced one by one: one lost or torn in a power cut fails its
 checksum and is recomputed on ``--resume``; the whole store is synced before
 ``complete.json`` is written.
+
+The manifest is the solution files' container (:mod:`~.storage`) with no
+table: its checksummed header names the kind ``store``, the rules and the
+format. Stores whose manifest is the plain ``manifest.json`` of the format
+before are still read, and ``gops solve --resume`` on one rewrites its
+manifest as the container.
 """
 
 from __future__ import annotations
@@ -34,12 +40,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from gops_solver.engine.storage import (TEMP_PREFIX, TEMP_SUFFIX, atomic_write, clean_stale_temps, notify, read_regular,
-                                       url_scheme)
+                                       read_store_manifest, store_manifest_bytes, url_scheme)
 
 MAGIC = b"GOPSBLK1"
 STORE_FORMAT = 1
 _HEAD = struct.Struct("<IIQQdI")  # level, rank, entries, stage games, seconds, data crc32
-MANIFEST, COMPLETE = "manifest.json", "complete.json"
+MANIFEST, COMPLETE = "manifest.gops", "complete.json"
+#: the plain JSON manifest of the store format before the container (read still)
+LEGACY_MANIFEST = "manifest.json"
 
 
 def is_url(root) -> bool:
@@ -48,12 +56,12 @@ def is_url(root) -> bool:
 
 
 def is_store(path) -> bool:
-    """True when ``path`` is a block store (a folder holding ``manifest.json``)."""
+    """True when ``path`` is a block store (a folder holding ``manifest.gops`` or ``manifest.json``)."""
     path = os.fspath(path)
     if is_url(path):
         fs, p = _fsspec(path)
-        return _reach(path, lambda: fs.exists(p.rstrip("/") + "/" + MANIFEST))
-    return os.path.isdir(path) and os.path.isfile(os.path.join(path, MANIFEST))
+        return _reach(path, lambda: any(fs.exists(p.rstrip("/") + "/" + m) for m in (MANIFEST, LEGACY_MANIFEST)))
+    return os.path.isdir(path) and any(os.path.isfile(os.path.join(path, m)) for m in (MANIFEST, LEGACY_MANIFEST))
 
 
 def _reach(url, call):
@@ -167,13 +175,21 @@ class BlockStore:
     # -- creating and opening ---------------------------------------------------
     @classmethod
     def create(cls, root, manifest: dict) -> "BlockStore":
-        """Make the store folder and its manifest (an existing matching store is kept)."""
-        manifest = dict(manifest, format=STORE_FORMAT)
+        """Make the store folder and its manifest (an existing matching store is kept).
+
+        The manifest is written as the container; a plain ``manifest.json``
+        of the format before is removed once the container is in place.
+        """
+        manifest = dict(manifest, store_format=STORE_FORMAT)
+        manifest.pop("format", None)
         store = cls(root, manifest)
         store._makedirs(store.root)
         for k in range(len(store.nsets)):
             store._makedirs(store.level_dir(k))
-        store._put(store._join(MANIFEST), json.dumps(manifest, indent=1, sort_keys=True).encode())
+        store._put(store._join(MANIFEST), store_manifest_bytes(manifest))
+        store.manifest = store._read_manifest()  # as a reader sees it: the header's kind and format included
+        if store._exists(store._join(LEGACY_MANIFEST)):
+            store._remove(store._join(LEGACY_MANIFEST))
         return store
 
     @classmethod
@@ -183,19 +199,38 @@ class BlockStore:
         if not is_store(root):
             raise ValueError(f"{root} is not a gops block store (no {MANIFEST}): write one with "
                              f"gops solve --out {root} --memory 4GB")
-        tmp = cls(root, {"nsets": [], "block_len": []})
+        store = cls(root, {"nsets": [], "block_len": []})
+        manifest = store._read_manifest()
+        store = cls(root, manifest)
+        if len(store.block_len) != len(store.nsets):
+            raise ValueError(f"{root}/{MANIFEST} is corrupted (block counts and lengths disagree): solve again "
+                             f"with --restart")
+        return store
+
+    def _read_manifest(self) -> dict:
+        """The manifest: the container's header, or the plain JSON of the format before; one line if damaged."""
+        path = self._join(MANIFEST)
+        if self._exists(path):
+            try:
+                raw = self._get(path)
+            except FileNotFoundError:
+                raw = b""
+            manifest = read_store_manifest(raw, path)
+            if manifest["store_format"] != STORE_FORMAT:
+                raise ValueError(f"{path} has store format {manifest['store_format']}, this gops reads "
+                                 f"{STORE_FORMAT}: solve again with --restart")
+            return manifest
+        path = self._join(LEGACY_MANIFEST)
         try:
-            manifest = json.loads(tmp._get(tmp._join(MANIFEST)).decode())
+            manifest = json.loads(self._get(path).decode())
             if not isinstance(manifest, dict):
                 raise TypeError(f"a JSON {type(manifest).__name__}, not an object")
             if manifest.get("format") != STORE_FORMAT:
                 raise ValueError(f"format {manifest.get('format')}")
-            store = cls(root, manifest)
-            if len(store.block_len) != len(store.nsets):
-                raise ValueError("block counts and lengths disagree")
+            self.__class__(self.root, manifest)  # nsets and block_len present and whole numbers
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, FileNotFoundError) as exc:
-            raise ValueError(f"{root}/{MANIFEST} is unreadable ({exc}): solve again with --restart") from None
-        return store
+            raise ValueError(f"{path} is unreadable ({exc}): solve again with --restart") from None
+        return manifest
 
     # -- blocks --------------------------------------------------------------
     def write_block(self, k: int, rank: int, data: np.ndarray, games: int = 0, seconds: float = 0.0) -> None:

@@ -433,6 +433,8 @@ def _solve_locked(rules, root, space, man, budget, need, client, progress, resum
         if restart and present:
             notify(f"discarding the blocks in {root} (--restart)")
             store.clear()
+        if store.manifest.get("kind") != "store":  # the plain JSON manifest of the format before
+            store = BlockStore.create(root, man)
     else:
         if os.path.exists(root) and not os.path.isdir(root):
             raise ValueError(f"cannot write the block store {root}: it exists and is not a folder; choose another --out")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import io
 import json
 import mmap
 import os
@@ -48,7 +49,7 @@ from gops_solver import __version__
 MAGIC = b"GOPSSOL\x03"
 FORMAT_VERSION = 3
 #: what a container's header ``kind`` may say
-CONTAINER_KINDS = ("classic", "match", "variant", "multi")
+CONTAINER_KINDS = ("classic", "match", "variant", "multi", "store")
 #: the classic format before the container (read still); format 1 is refused
 _V2_MAGIC = b"GOPSSOL\x02"
 _OLD_MAGIC = b"GOPSSOL\x01"
@@ -615,6 +616,10 @@ SOLUTION = FileKind(("classic", "match"), "gops solution file", "gops solve --ou
                                  f"format {FORMAT_VERSION}"))
 
 
+#: the manifest of a block store (a folder of blocks): the container with no tables
+STORE = FileKind(("store",), "gops block store manifest", "gops solve --out FOLDER --memory 4GB", table="block")
+
+
 def header_bytes(header: dict, kind: FileKind = SOLUTION, magic: bytes = MAGIC) -> bytes:
     """MAGIC, length, JSON header and its CRC-32, padded to the table alignment.
 
@@ -678,7 +683,7 @@ def _peek_kind(fh):
 
 
 def container_kind(path):
-    """The kind of solution a file holds: ``classic``, ``match``, ``variant``, ``multi``, or None.
+    """The kind of solution a file holds: ``classic``, ``match``, ``variant``, ``multi``, ``store``, or None.
 
     Reads only the magic and the header (files before the container: the
     magic alone, and ``classic`` for a classic file or match). None for
@@ -729,6 +734,33 @@ def _classic_tables(header) -> None:
             raise TypeError
 
 
+def store_manifest_bytes(manifest: dict) -> bytes:
+    """The manifest file of a block store: the container's header (``kind`` ``store``) and no table.
+
+    ``manifest`` holds ``rules`` (``Rules.to_dict``), ``nsets`` and
+    ``block_len`` per level and the store's own ``store_format``; the header
+    adds ``kind`` and the container ``format``.
+    """
+    return header_bytes({**manifest, "kind": "store", "format": FORMAT_VERSION}, STORE)
+
+
+def _store_fields(header) -> None:
+    if not (isinstance(header["rules"], dict) and isinstance(header["store_format"], int)):
+        raise TypeError
+    for key in ("nsets", "block_len"):
+        if not (isinstance(header[key], list) and all(isinstance(x, int) and x >= 0 for x in header[key])):
+            raise TypeError
+
+
+def read_store_manifest(raw: bytes, name) -> dict:
+    """The header of a block store's manifest file from its bytes; ValueError naming ``name`` if damaged."""
+    fh = io.BytesIO(raw)
+    header, start = read_header(fh, name, STORE, validate=_store_fields)
+    if len(raw) != start:
+        raise ValueError(f"{name} is corrupted (unexpected length): solve again with {STORE.writer} --restart")
+    return header
+
+
 def read_header(fh, name, kind: FileKind = SOLUTION, validate=_classic_tables) -> tuple:
     """``(header, start of the first table)`` of an open table file; ValueError naming ``name`` if damaged.
 
@@ -756,10 +788,14 @@ def read_header(fh, name, kind: FileKind = SOLUTION, validate=_classic_tables) -
         header = json.loads(blob.decode())
         if not isinstance(header, dict):
             raise TypeError
-        validate(header)
+        store = not legacy and header.get("kind") == "store" and "store" not in kind.kinds
+        if not store:
+            validate(header)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         # the checksum passed: a writer produced this, a bug rather than damage
         raise ValueError(f"{name} has an unreadable header ({type(exc).__name__}): solve again") from None
+    if store:
+        raise ValueError(f"{name} is the manifest of a block store: give the folder that holds it")
     want = kind.legacy[1] if legacy else FORMAT_VERSION
     if header.get("format") != want:
         raise ValueError(f"{name} has format {header.get('format')}, this gops reads format {want}: "
