@@ -14,7 +14,7 @@ and load over every engine) -> :mod:`.analysis` -> :mod:`.cli` and :mod:`.explor
 __version__ = "0.1.0"
 
 _LAZY = {"Rules": "game.rules", "DecisionState": "game.rules", "validate_state": "game.rules",
-         "Solution": "engine.solution", "QueryResult": "engine.query", "solve": "api", "load": "api",
+         "Solution": "engine.solution", "GameSolution": "engine.base", "QueryResult": "engine.query", "solve": "api", "load": "api",
          "projected_work": "engine.solution"}
 
 
@@ -27,5 +27,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'gops_solver' has no attribute {name!r}")
 
 
-__all__ = ["Rules", "DecisionState", "validate_state", "Solution", "QueryResult", "solve", "load",
+__all__ = ["Rules", "DecisionState", "validate_state", "GameSolution", "Solution", "QueryResult", "solve", "load",
            "projected_work", "__version__"]
