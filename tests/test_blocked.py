@@ -317,3 +317,74 @@ def test_blocked_small_as_plain_python(tmp_path, objective):
     q = ([1, 3], [2, 3], 2, [1], 1)
     assert sol.query(*q).value == ref.query(*q).value
     assert sol.verify().ok
+
+
+def _legacy_manifest(store_dir):
+    """Rewrite a store's manifest as the plain JSON manifest.json the format before the container wrote."""
+    from gops_solver.engine.storage import read_store_manifest
+    man = read_store_manifest((store_dir / "manifest.gops").read_bytes(), "m")
+    old = {"rules": man["rules"], "nsets": man["nsets"], "block_len": man["block_len"], "format": 1}
+    (store_dir / "manifest.gops").unlink()
+    (store_dir / "manifest.json").write_text(json.dumps(old, indent=1, sort_keys=True))
+
+
+def test_manifest_is_the_container(tmp_path):
+    from gops_solver.engine.storage import MAGIC, container_kind, read_store_manifest
+    rules = Rules(n=5, tie="discard", objective="win")
+    out = tmp_path / "st"
+    solve(rules, out=out, memory="1GB")
+    path = out / "manifest.gops"
+    raw = path.read_bytes()
+    assert raw[:8] == MAGIC and not (out / "manifest.json").exists()
+    assert container_kind(path) == "store"
+    head = read_store_manifest(raw, path)
+    assert head["kind"] == "store" and head["format"] == 3 and Rules.from_dict(head["rules"]) == rules
+    assert head["nsets"] == BlockStore.open(out).nsets
+    # the header's checksum vouches for the rules and the block geometry
+    flipped = raw.replace(b'"objective": "win"', b'"objective": "wim"')
+    assert flipped != raw
+    path.write_bytes(flipped)
+    with pytest.raises(ValueError, match="header checksum fails"):
+        load(out)
+    path.write_bytes(raw + b"\0")
+    with pytest.raises(ValueError, match="unexpected length"):
+        load(out)
+    path.write_bytes(raw)
+    # the manifest file alone is not a solution: one line naming the folder
+    with pytest.raises(ValueError, match="manifest of a block store: give the folder"):
+        load(path)
+    res = CliRunner().invoke(cli, ["query", "-s", str(path), "--hand-a", "1,2", "--hand-b", "1,2", "--pot", "3",
+                                   "--prizes", "4"])
+    assert res.exit_code == 2 and "manifest of a block store" in res.output and len(res.output.splitlines()) == 1
+
+
+def test_store_with_a_plain_json_manifest_still_reads(tmp_path):
+    rules = Rules(n=5, tie="carry", objective="points")
+    ref = solve(rules)
+    out = tmp_path / "st"
+    solve(rules, out=out, memory="1GB")
+    _legacy_manifest(out)
+    assert is_store(out)
+    sol = load(out)
+    assert sol.value == ref.value
+    assert sol.query([1, 3, 5], [2, 3, 4], 4, [1, 2], 1).value == ref.query([1, 3, 5], [2, 3, 4], 4, [1, 2], 1).value
+    runner = CliRunner()
+    for args in (["verify", "-s", str(out), "--json"], ["export", "-s", str(out), "--format", "csv", "--out", str(tmp_path / "t.csv")],
+                 ["query", "-s", str(out), "--hand-a", "1,3,5", "--hand-b", "2,3,4", "--pot", "4", "--prizes", "1,2",
+                  "--diff", "1", "--json"]):
+        res = runner.invoke(cli, args)
+        assert res.exit_code == 0, (args, res.output)
+    assert json.loads(runner.invoke(cli, ["query", "-s", str(out), "--hand-a", "1,3,5", "--hand-b", "2,3,4", "--pot",
+                                          "4", "--prizes", "1,2", "--diff", "1", "--json"]).output)["value"] == \
+        pytest.approx(ref.query([1, 3, 5], [2, 3, 4], 4, [1, 2], 1).value, abs=1e-12)
+    # --resume on such a store rewrites its manifest as the container and keeps every block
+    blocks = sorted(p.relative_to(out) for p in out.rglob("*.blk"))
+    solve(rules, out=out, memory="1GB", resume=True)
+    assert (out / "manifest.gops").exists() and not (out / "manifest.json").exists()
+    assert sorted(p.relative_to(out) for p in out.rglob("*.blk")) == blocks
+    assert load(out).value == ref.value
+    # a damaged plain manifest is refused in one line
+    _legacy_manifest(out)
+    (out / "manifest.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="manifest.json is unreadable.*--restart"):
+        load(out)

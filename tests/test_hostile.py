@@ -134,10 +134,10 @@ def test_damaged_block_stores(tmp_path, damage):
     store = _store(tmp_path)
     block = store / "L02" / "00000.blk"
     if damage == "truncated manifest":
-        raw = (store / "manifest.json").read_bytes()
-        (store / "manifest.json").write_bytes(raw[:len(raw) // 2])
+        raw = (store / "manifest.gops").read_bytes()
+        (store / "manifest.gops").write_bytes(raw[:len(raw) // 2])
     elif damage == "manifest a list":
-        (store / "manifest.json").write_text("[1, 2]")
+        (store / "manifest.gops").write_text("[1, 2]")
     elif damage == "block a folder":
         block.unlink()
         block.mkdir()

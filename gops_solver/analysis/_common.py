@@ -26,7 +26,11 @@ def check_rules(rules) -> str:
         raise ValueError(f"evaluate and simulate are defined for two players: they play two-player games, not "
                          f"players={rules.players}; use MultiSolution.query or gops play --players {rules.players}")
     if rules.match != "single":
-        raise ValueError(f"evaluate and simulate play single games, not a {rules.match} match: drop --match")
+        # a match's value hangs on the per-game equilibria at every match score: no exact match-level
+        # evaluation yet, so say what is taken
+        raise ValueError(f"evaluate and simulate take single two-player games (classic, bid_cards=2, open_prizes), "
+                         f"not a {rules.match} match: use match='single', or read the match's equilibrium with "
+                         f"query(..., game=, match_score=)")
     return "classic" if rules.classic else "variant"
 
 
