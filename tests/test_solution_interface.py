@@ -173,3 +173,51 @@ def test_old_container_formats_still_load(solved, three, tmp_path):
             assert back.security == sol.security and back.values == sol.values
         else:
             assert back.value == sol.value
+
+
+def test_game_solution_is_in_the_facade(solved, three):
+    assert gops.GameSolution is GameSolution and "GameSolution" in gops.__all__
+    for sol in (*solved.values(), three):
+        assert isinstance(sol, gops.GameSolution)
+
+
+@pytest.mark.parametrize("rules", [TWO_PLAYER["tiebreak"], Rules(n=3, objective="win", match="best-of-3", draw="half"),
+                                   Rules(n=3, match="session")], ids=["tiebreak", "best-of-3", "session"])
+def test_matches_are_refused_in_one_line_naming_what_is_taken(solved, rules, tmp_path):
+    """Exact match-level evaluation is not built: evaluate and simulate say what they take, before any solve."""
+    from click.testing import CliRunner
+    from gops_solver.cli.commands import cli
+    for call in (lambda: evaluate("uniform", rules), lambda: simulate("uniform", "uniform", rules, 10)):
+        with pytest.raises(ValueError, match=f"single two-player games .*not a {rules.match} match: use "
+                                             f"match='single'"):
+            call()
+    sol = solved["tiebreak"] if rules == TWO_PLAYER["tiebreak"] else gops.solve(rules)
+    path = tmp_path / "m.gops"
+    sol.save(path)
+    runner = CliRunner()
+    for args in (["evaluate", "-s", str(path), "--a", "uniform"],
+                 ["simulate", "-s", str(path), "--a", "uniform", "--b", "equilibrium", "--games", "10"]):
+        res = runner.invoke(cli, args)
+        assert res.exit_code == 2 and len(res.output.splitlines()) == 1, res.output
+        assert f"takes single two-player games (classic, --bid-cards 2, --open-prizes M), not a {rules.match} " \
+               f"match: read the match's equilibrium with gops query" in res.output
+
+
+def test_cli_evaluates_the_variants_and_names_their_strategies(solved, tmp_path):
+    from click.testing import CliRunner
+    from gops_solver.cli.commands import cli
+    runner = CliRunner()
+    sol = solved["two-card"]
+    path = tmp_path / "v.gops"
+    sol.save(path)
+    res = runner.invoke(cli, ["evaluate", "-s", str(path), "--a", "uniform", "--json"])
+    assert res.exit_code == 0, res.output
+    import json
+    want = evaluate("uniform", sol.rules, solution=sol)
+    got = json.loads(res.output)
+    assert got["exploitability"] == pytest.approx(want.exploitability, abs=1e-12)
+    assert got["vs_opponent"]["margin"] == pytest.approx(want.vs_opponent.margin, abs=1e-12)
+    for cmd in (["evaluate", "--a", "match"], ["simulate", "--a", "match", "--b", "uniform", "--games", "5"]):
+        res = runner.invoke(cli, [*cmd, "--cards", "4", "--bid-cards", "2"])
+        assert res.exit_code == 2 and len(res.output.splitlines()) == 1, res.output
+        assert "not played in the variants: use one of equilibrium, uniform, highest, lowest" in res.output

@@ -469,6 +469,14 @@ def _game_options(f):
     return _rules_options(None)(f)
 
 
+def _single_game(command, rules):
+    """Refuse, in one line and before any compile or solve, a match (evaluate and simulate play single games)."""
+    if rules.players == 2 and rules.match != "single":
+        raise click.UsageError(f"gops {command} takes single two-player games (classic, --bid-cards 2, "
+                               f"--open-prizes M), not a {rules.match} match: read the match's equilibrium with "
+                               f"gops query -s FILE --game G --match-score A-B")
+
+
 _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equilibrium or module:function"
 
 
@@ -493,6 +501,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     rules, loaded = _game_rules(cards, tie, objective, order, solution)
+    _single_game("evaluate", rules)
     if not evaluation_measured(rules) and not allow_large:
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
                                f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
@@ -546,6 +555,7 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     rules, loaded = _game_rules(cards, tie, objective, order, solution)
+    _single_game("simulate", rules)
     sol = _solution_for(solution, rules, (strat_a, strat_b), quiet, loaded)
     bar = None
     if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
