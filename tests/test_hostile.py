@@ -148,7 +148,7 @@ def test_damaged_block_stores(tmp_path, damage):
         shutil.rmtree(store / "L03")
     before = snapshot(tmp_path)
     one_line(run("query", "-s", store, *Q))
-    one_line(run("verify", store))
+    one_line(run("verify", "-s", store))
     assert snapshot(tmp_path) == before
 
 
