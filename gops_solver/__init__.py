@@ -14,8 +14,8 @@ and load over every engine) -> :mod:`.analysis` -> :mod:`.cli` and :mod:`.explor
 __version__ = "0.1.0"
 
 _LAZY = {"Rules": "game.rules", "DecisionState": "game.rules", "validate_state": "game.rules",
-         "Solution": "engine.solution", "GameSolution": "engine.base", "QueryResult": "engine.query", "solve": "api", "load": "api",
-         "projected_work": "engine.solution"}
+         "GameSolution": "engine.base", "Solution": "engine.solution", "QueryResult": "engine.query",
+         "solve": "api", "load": "api", "projected_work": "engine.solution"}
 
 
 def __getattr__(name):

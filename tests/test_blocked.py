@@ -369,7 +369,8 @@ def test_store_with_a_plain_json_manifest_still_reads(tmp_path):
     assert sol.value == ref.value
     assert sol.query([1, 3, 5], [2, 3, 4], 4, [1, 2], 1).value == ref.query([1, 3, 5], [2, 3, 4], 4, [1, 2], 1).value
     runner = CliRunner()
-    for args in (["verify", "-s", str(out), "--json"], ["export", "-s", str(out), "--format", "csv", "--out", str(tmp_path / "t.csv")],
+    for args in (["verify", "-s", str(out), "--json"],
+                 ["export", "-s", str(out), "--format", "csv", "--out", str(tmp_path / "t.csv")],
                  ["query", "-s", str(out), "--hand-a", "1,3,5", "--hand-b", "2,3,4", "--pot", "4", "--prizes", "1,2",
                   "--diff", "1", "--json"]):
         res = runner.invoke(cli, args)
