@@ -64,7 +64,7 @@ def solved(tmp_path_factory):
 def test_a_solution_that_is_no_regular_file(tmp_path, make, words, command):
     src = make(tmp_path)
     before = snapshot(tmp_path)
-    args = {"query": ("query", "-s", src, *Q), "verify": ("verify", src),
+    args = {"query": ("query", "-s", src, *Q), "verify": ("verify", "-s", src),
             "export": ("export", "-s", src, "--format", "csv", "--out", tmp_path / "e.csv")}[command]
     one_line(run(*args), *words)
     assert snapshot(tmp_path) == before
@@ -148,7 +148,7 @@ def test_damaged_block_stores(tmp_path, damage):
         shutil.rmtree(store / "L03")
     before = snapshot(tmp_path)
     one_line(run("query", "-s", store, *Q))
-    one_line(run("verify", store))
+    one_line(run("verify", "-s", store))
     assert snapshot(tmp_path) == before
 
 
@@ -195,7 +195,7 @@ def test_huge_numbers_are_refused_and_not_echoed_whole():
 def test_a_user_strategy_message_is_capped(tmp_path, monkeypatch):
     (tmp_path / "hostile_strat.py").write_text("def bad(view):\n    raise ValueError(10 ** 400)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    line = one_line(run("evaluate", "--strategy", "hostile_strat:bad", "--against", "uniform", "-n", 3))
+    line = one_line(run("evaluate", "--a", "hostile_strat:bad", "--b", "uniform", "-n", 3))
     assert len(line) < 300 and "characters" in line
 
 
