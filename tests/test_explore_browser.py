@@ -369,7 +369,7 @@ def test_every_chart_has_a_legend(server, browser):
     while not browser.find_elements(By.ID, "first-value"):
         assert time.time() - t0 < WAIT
         time.sleep(0.05)
-    assert legend_keys(browser, "first-map") == ["p0", "p50", "p1", "value"]
+    assert legend_keys(browser, "first-map") == ["shade", "p0", "p50", "p1", "value"]
     first = api(server, "/api/first", {"cards": 6})
     p, c = next((p, c + 1) for p, row in enumerate(first["rows"], 1) for c, v in enumerate(row["strategy"]) if v == 1.0)
     sure = browser.find_element(By.CSS_SELECTOR, f"#first-map g.first-cell[data-prize='{p}'][data-card='{c}'] rect")

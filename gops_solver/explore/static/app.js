@@ -244,7 +244,8 @@ function el(name, attrs, text) {
   return e;
 }
 
-// a chart's legend, drawn under it: items [{key, cls, colour, text}] as swatch + text
+// a chart's legend, drawn under it: items [{key, cls, colour, text, line}] as swatch + text
+// (line: the item takes a line of its own)
 function legend(box, chart, items) {
   const ul = document.createElement("ul");
   ul.className = "legend";
@@ -252,6 +253,7 @@ function legend(box, chart, items) {
   for (const it of items) {
     const li = document.createElement("li");
     li.dataset.key = it.key;
+    if (it.line) li.className = "line";
     const sw = document.createElement("span");
     sw.className = "swatch" + (it.cls ? " " + it.cls : "");
     if (it.colour) sw.style.background = it.colour;
@@ -456,11 +458,12 @@ function drawFirstRound(box, r) {
   });
   box.replaceChildren(svg);
   legend(box, "first-map", [
-    { key: "p0", colour: firstShade(0), text: "probability 0" },
+    { key: "shade", cls: "swatch-none", text: "shade: the probability that A opens with the column's card " +
+      "when the row's prize is revealed first:", line: true },
+    { key: "p0", colour: firstShade(0), text: "0" },
     { key: "p50", colour: firstShade(0.5), text: "0.5" },
-    { key: "p1", colour: firstShade(1), text: "1: the probability that A opens with the column's card " +
-      "when the row's prize is revealed first" },
-    { key: "value", cls: "swatch-none", text: "value: the game's value for A after that first prize" }]);
+    { key: "p1", colour: firstShade(1), text: "1" },
+    { key: "value", cls: "swatch-none", text: "value: the game's value for A after that first prize", line: true }]);
   const note = document.createElement("p");
   note.textContent = `value of the game: ${signed(r.value, 6)}`;
   note.id = "first-value";
