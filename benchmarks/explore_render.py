@@ -57,7 +57,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--screenshot", default=None, help="save a screenshot of the page here")
     args = ap.parse_args(argv)
-    from test_explore_browser import chrome
+    from test_explore_browser import chrome, find_browser
     from selenium.webdriver.common.by import By
 
     work = Path(tempfile.mkdtemp(prefix="gops-explore-bench-"))
@@ -74,7 +74,10 @@ def main(argv=None):
     with urllib.request.urlopen(base + "/api/info") as r:
         r.read()
     startup = time.perf_counter() - t0
-    driver = chrome(str(work / "profile"))
+    found = find_browser()
+    if found is None:
+        sys.exit("error: Chromium and chromedriver not found: apt-get install chromium chromium-driver")
+    driver = chrome(str(work / "profile"), *found)
     rng = random.Random(args.seed)
     rules = {"cards": args.cards, "tie": "carry", "objective": "points", "order": "random"}
     loads, navs, clicks, http = [], [], [], []
@@ -126,7 +129,7 @@ def shot(driver, base, rules, path, By):
     n = rules["cards"]
     pos = {"hand_a": "2,3,5,7,8", "hand_b": "1,4,5,6,8", "pot": 7, "prizes": "1,3,5,8", "diff": 2} if n == 8 \
         else random_position(random.Random(0), n, min(n, 5))
-    driver.set_window_size(1400, 1240)
+    driver.set_window_size(1400, 1440)  # the first-round view and its legend in the picture
     driver.get(f"{base}/?{urlencode({**rules, **pos})}")
     while driver.find_element(By.TAG_NAME, "body").get_attribute("data-state") != "ready":
         time.sleep(0.02)

@@ -68,6 +68,8 @@ _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)
 _FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
 _NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(.*?)\s*-->\s*$")
 _SETUP = re.compile(r"<!--\s*setup:\s*(.*?)\s*-->")
+_FILE = re.compile(r"^\s*<!--\s*file:\s*([\w.-]+)\s*-->\s*$")
+_ENV = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(.*)$")
 
 
 @dataclass
@@ -76,7 +78,7 @@ class Block:
 
     path: Path
     line: int  # 1-based line of the opening fence
-    kind: str  # "shell" or "doctest"
+    kind: str  # "shell", "doctest", or "file" (written into the page's folder)
     text: str
     not_run: str | None = None
     steps: list = field(default_factory=list)  # shell: (command, expected lines)
@@ -132,7 +134,10 @@ def find_blocks(path: Path) -> list:
             k -= 1
         marker = _NOT_RUN.match(lines[k]) if k >= 0 else None
         not_run = marker.group(1) if marker else None
-        if lang in SHELL_LANGS and any(b.startswith("$ ") for b in body):
+        named = _FILE.match(lines[k]) if k >= 0 else None
+        if named:  # the page shows a file that its commands use: it is written, then they run
+            blocks.append(Block(path, start + 1, "file", "\n".join(body) + "\n", None, [named.group(1)]))
+        elif lang in SHELL_LANGS and any(b.startswith("$ ") for b in body):
             blocks.append(Block(path, start + 1, "shell", "\n".join(body), not_run, _steps(body)))
         elif lang in PY_LANGS and any(b.lstrip().startswith(">>> ") for b in body):
             blocks.append(Block(path, start + 1, "doctest", "\n".join(body) + "\n", not_run))
@@ -145,13 +150,20 @@ def setup_commands(path: Path) -> list:
     return _SETUP.findall(path.read_text(encoding="utf-8"))
 
 
+def split_env(cmd: str) -> tuple:
+    """``(assignments, command)`` of a line such as ``PYTHONPATH=. gops evaluate ...``."""
+    m = _ENV.match(cmd)
+    return dict(a.split("=", 1) for a in m.group(1).split()), m.group(2)
+
+
 def is_gops(cmd: str) -> bool:
+    cmd = split_env(cmd)[1]
     return cmd.startswith("gops ") or cmd.startswith("python -m gops_solver")
 
 
 def argv(cmd: str) -> list:
     """The command line run for a documented ``gops`` command."""
-    words = shlex.split(cmd)
+    words = shlex.split(split_env(cmd)[1])
     if words[0] == "gops":
         return [sys.executable, "-m", "gops_solver", *words[1:]]
     if words[:3] == ["python", "-m", "gops_solver"]:
@@ -162,6 +174,10 @@ def argv(cmd: str) -> list:
 def run_command(cmd: str, cwd: Path) -> str:
     """Run one documented command in ``cwd``; return its standard output (raise when it fails)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name, value in split_env(cmd)[0].items():  # PYTHONPATH=. means the page's folder, before the checkout
+        if name == "PYTHONPATH":
+            value = os.pathsep.join([str((cwd / p).resolve()) for p in value.split(os.pathsep)] + [str(ROOT)])
+        env[name] = value
     # no input: an interactive command (gops play) sees end of input at its first prompt
     proc = subprocess.run(argv(cmd), cwd=cwd, capture_output=True, text=True, env=env, timeout=TIMEOUT,
                           stdin=subprocess.DEVNULL)
@@ -254,6 +270,9 @@ class PageRun:
             return None
         if b.kind == "doctest":
             return run_doctest(b, self.globs)
+        if b.kind == "file":
+            (self.cwd / b.steps[0]).write_text(b.text, encoding="utf-8")
+            return None
         for cmd, expected in b.steps:
             if not is_gops(cmd):
                 return f"`{cmd}` is not a gops command: mark the block <!-- not run: why -->"
@@ -265,3 +284,47 @@ class PageRun:
             if diff:
                 return f"`{cmd}`: {diff}"
         return None
+
+
+def rewrite(path: Path) -> list:
+    """Run every shell block of ``path`` and write the real output under each command that differs.
+
+    ``python tests/doc_examples.py PAGE.md ...`` regenerates stale examples
+    (never edit the numbers by hand); returns the commands whose output changed.
+    """
+    import tempfile
+    lines = path.read_text(encoding="utf-8").splitlines()
+    changed = []
+    old = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        run = PageRun(path, Path(tmp))
+        for cmd in setup_commands(path):
+            run_command(cmd, run.cwd)
+        run._setup_done = True
+        os.chdir(tmp)
+        edits = []
+        for b in run.blocks:
+            if b.kind == "file":
+                (run.cwd / b.steps[0]).write_text(b.text, encoding="utf-8")
+            if b.kind != "shell" or b.not_run is not None:
+                continue
+            body, dirty = [], False
+            for cmd, expected in b.steps:
+                got = run_command(cmd, run.cwd).splitlines()
+                if mismatch(expected, got):
+                    dirty = True
+                    changed.append(cmd)
+                body += [f"$ {cmd}"] + (got if mismatch(expected, got) else expected)
+            if dirty:
+                edits.append((b.line, len(b.text.splitlines()), body))
+        os.chdir(old)
+    for line, count, body in reversed(edits):
+        lines[line:line + count] = body
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return changed
+
+
+if __name__ == "__main__":
+    for page in [Path(p).resolve() for p in sys.argv[1:]]:
+        for cmd in rewrite(page):
+            print(f"{page}: regenerated `{cmd}`")

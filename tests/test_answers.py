@@ -58,7 +58,7 @@ def test_query_refuses_options_that_contradict_the_file(c4, option):
 
 
 @pytest.mark.parametrize("cmd", [("play",), ("export", "--format", "csv", "--out", "-"),
-                                 ("evaluate", "--strategy", "uniform"),
+                                 ("evaluate", "--a", "uniform"),
                                  ("simulate", "--a", "uniform", "--b", "lowest", "--games", "5"),
                                  ("explore", "--no-browser", "--port", "0")])
 def test_every_reader_refuses_a_contradiction(c4, cmd):
@@ -70,7 +70,7 @@ def test_agreeing_options_are_answered_with_the_files_rules(c4):
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[0] == "rules   n=4 tie=carry objective=points order=random"
     # evaluate and simulate read the file's rules without --cards
-    r = run("evaluate", "--strategy", "uniform", "-s", c4, "-q")
+    r = run("evaluate", "--a", "uniform", "-s", c4, "-q")
     assert r.exit_code == 0 and "n=4 tie=carry" in r.output, r.output
 
 

@@ -10,7 +10,8 @@ import pytest
 
 import doc_examples as dx
 
-BLOCKS = [(p, i, b) for p in dx.pages() for i, b in enumerate(dx.find_blocks(p))]
+# a page's file blocks are written by the page's run, not compared: they are not tests of their own
+BLOCKS = [(p, i, b) for p in dx.pages() for i, b in enumerate(dx.find_blocks(p)) if b.kind != "file"]
 _RUNS = {}
 
 
@@ -29,6 +30,15 @@ def test_the_harness_finds_the_examples():
     assert len(BLOCKS) >= 5
     assert any(b.path.name == "README.md" for _, _, b in BLOCKS)
     assert any(b.kind == "doctest" for _, _, b in BLOCKS)
+
+
+def test_env_prefixes_and_shown_files_are_read(tmp_path):
+    assert dx.split_env("PYTHONPATH=. X=1 gops info --cards 3") == ({"PYTHONPATH": ".", "X": "1"}, "gops info --cards 3")
+    assert dx.is_gops("PYTHONPATH=. gops info") and not dx.is_gops("PYTHONPATH=. ls")
+    page = tmp_path / "p.md"
+    page.write_text("<!-- file: m.py -->\n```python\nx = 1\n```\n")
+    (block,) = dx.find_blocks(page)
+    assert block.kind == "file" and block.steps == ["m.py"] and block.text == "x = 1\n"
 
 
 @pytest.mark.parametrize("path, index, block", BLOCKS, ids=[b.name for _, _, b in BLOCKS])

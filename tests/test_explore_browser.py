@@ -185,7 +185,7 @@ def test_shareable_url_opens_that_position(server, browser):
     assert shown_value(browser) == want["value"]
     assert held(browser, "hand-a") == [1, 3, 5] and held(browser, "hand-b") == [2, 3, 4]
     assert held(browser, "prizes") == [1, 4]
-    assert browser.find_element(By.ID, "pot").text == "7"
+    assert browser.find_element(By.ID, "pot").get_attribute("value") == "7"
     assert browser.find_element(By.ID, "diff").get_attribute("value") == "-2"
     # the bar charts and the heatmap show the same numbers
     bars = browser.find_elements(By.CSS_SELECTOR, "#bars-a g.bar")
@@ -260,6 +260,124 @@ def test_first_round_view(server, browser):
     title = browser.find_element(By.CSS_SELECTOR, "#first-map g.first-cell[data-prize='6'][data-card='6'] title")
     assert float(title.get_attribute("textContent").rsplit(" ", 1)[1]) == first["rows"][5]["strategy"][5]
 
+
+
+def shown_pot(driver):
+    return int(driver.find_element(By.ID, "pot").get_attribute("value"))
+
+
+def colour(driver, element, prop):
+    """A computed colour as ``rgb(r,g,b)`` without spaces."""
+    return driver.execute_script(f"return getComputedStyle(arguments[0]).{prop}", element).replace(" ", "")
+
+
+def legend_keys(driver, chart):
+    return [li.get_attribute("data-key")
+            for li in driver.find_elements(By.CSS_SELECTOR, f"#{chart} ul.legend[data-chart='{chart}'] li")]
+
+
+def swatch(driver, chart, key):
+    return driver.find_element(By.CSS_SELECTOR, f"#{chart} ul.legend li[data-key='{key}'] .swatch")
+
+
+def test_pot_shown_is_the_states_pot_and_no_split_is_guessed(server, browser):
+    # hidden 1 and 4 with a pot of 7: revealed 6 + carried 1 (the largest card not hidden) is no history's
+    # split, since the 1 was never played; 5 + 2 and 2 + 5 both are. The page shows one number, the pot.
+    open_page(browser, server, SHARED)
+    assert shown_pot(browser) == api(server, "/api/query", SHARED)["state"]["pot"] == 7
+    position = browser.find_element(By.ID, "position")
+    rows = [e.get_attribute("id") for e in position.find_elements(By.CSS_SELECTOR, ".cards")]
+    assert rows == ["hand-a", "hand-b", "prizes"]  # no row of revealed prizes
+    inputs = [e.get_attribute("id") for e in position.find_elements(By.TAG_NAME, "input")]
+    assert inputs == ["pot", "diff"]  # no carried part to type
+    assert not browser.find_elements(By.CSS_SELECTOR, "#revealed, #revealed-value, #carried")
+    text = position.text.lower()
+    assert "revealed" not in text and "carried" not in text
+    # editing the pot edits the state's pot; an impossible one gets the CLI's message
+    n = renders(browser)
+    browser.find_element(By.ID, "pot-plus").click()
+    assert wait_render(browser, n) == "ready"
+    q = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
+    assert q["pot"] == "8"
+    want = api(server, "/api/query", q)
+    assert shown_pot(browser) == want["state"]["pot"] == 8 and shown_value(browser) == want["value"]
+    n = renders(browser)
+    pot = browser.find_element(By.ID, "pot")
+    pot.clear()
+    pot.send_keys("1\n")
+    assert wait_render(browser, n) == "error"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        api(server, "/api/query", {**SHARED, "pot": "1"})
+    assert browser.find_element(By.ID, "error").text == json.loads(err.value.read())["error"]
+    assert shown_pot(browser) == 1
+
+
+def test_pot_after_a_step_is_the_successors_pot(server, browser):
+    open_page(browser, server, SHARED)
+    # a tie carries the pot of 7; the 4 revealed next joins it
+    browser.find_element(By.CSS_SELECTOR, "#heatmap g.cell[data-a='3'][data-b='3']").click()
+    browser.find_element(By.CSS_SELECTOR, "#next .card[data-card='4']").click()
+    n = renders(browser)
+    browser.find_element(By.ID, "step-btn").click()
+    assert wait_render(browser, n) == "ready"
+    q = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
+    assert shown_pot(browser) == api(server, "/api/query", q)["state"]["pot"] == 11
+
+
+def test_fixed_order_round_change_sets_that_rounds_prize(live_server, browser):
+    # ascending order, 3 cards left: the 4 is on the table, 5 and 6 hidden
+    params = {"cards": "6", "order": "ascending", "hand_a": "4,5,6", "hand_b": "4,5,6", "pot": "4",
+              "prizes": "5,6", "diff": "0"}
+    open_page(browser, live_server, params)
+    for hand in ("hand-a", "hand-b"):  # one more card each: the round of the 3
+        n = renders(browser)
+        browser.find_element(By.CSS_SELECTOR, f"#{hand} .card[data-card='3']").click()
+        wait_render(browser, n)
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready"
+    q = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
+    assert (q["hand_a"], q["prizes"], q["pot"]) == ("3,4,5,6", "4,5,6", "3")
+    assert shown_pot(browser) == api(live_server, "/api/query", q)["state"]["pot"] == 3
+
+
+def test_every_chart_has_a_legend(server, browser):
+    open_page(browser, server, SHARED)
+    assert legend_keys(browser, "bars-a") == ["a", "selected"]
+    assert legend_keys(browser, "bars-b") == ["b", "selected"]
+    # the legend's colour is the bars' colour, and the two players' colours differ
+    for side in ("a", "b"):
+        bar = browser.find_element(By.CSS_SELECTOR, f"#bars-{side} rect.bar-{side}")
+        assert colour(browser, swatch(browser, f"bars-{side}", side), "backgroundColor") == colour(browser, bar, "fill")
+        text = browser.find_element(By.CSS_SELECTOR, f"#bars-{side} ul.legend li[data-key='{side}']").text
+        assert text.startswith(f"{side.upper()}: a bar's height is the probability")
+    assert colour(browser, swatch(browser, "bars-a", "a"), "backgroundColor") != \
+        colour(browser, swatch(browser, "bars-b", "b"), "backgroundColor")
+    # the heatmap: its extreme cells have the legend's end colours, labelled with their values
+    assert legend_keys(browser, "heatmap") == ["a", "zero", "b", "rows", "cols", "support", "chosen"]
+    stage = api(server, "/api/position", SHARED)["stage"]
+    values = [v for row in stage["matrix"] for v in row]
+    top = max(values, key=abs)
+    i, j = divmod(values.index(top), len(stage["cards_b"]))
+    cell = browser.find_element(By.CSS_SELECTOR, f"#heatmap g.cell[data-a='{stage['cards_a'][i]}']"
+                                                 f"[data-b='{stage['cards_b'][j]}'] rect")
+    end = "a" if top > 0 else "b"
+    assert colour(browser, swatch(browser, "heatmap", end), "backgroundColor") == cell.get_attribute("fill").replace(" ", "")
+    label = browser.find_element(By.CSS_SELECTOR, f"#heatmap ul.legend li[data-key='{end}']").text
+    assert abs(float(label.split(":")[0]) - top) < 0.01
+    # the first-round map
+    browser.find_element(By.ID, "first-btn").click()
+    t0 = time.time()
+    while not browser.find_elements(By.ID, "first-value"):
+        assert time.time() - t0 < WAIT
+        time.sleep(0.05)
+    assert legend_keys(browser, "first-map") == ["shade", "p0", "p50", "p1", "value"]
+    first = api(server, "/api/first", {"cards": 6})
+    p, c = next((p, c + 1) for p, row in enumerate(first["rows"], 1) for c, v in enumerate(row["strategy"]) if v == 1.0)
+    sure = browser.find_element(By.CSS_SELECTOR, f"#first-map g.first-cell[data-prize='{p}'][data-card='{c}'] rect")
+    assert colour(browser, swatch(browser, "first-map", "p1"), "backgroundColor") == sure.get_attribute("fill").replace(" ", "")
+    # every chart on the page has one
+    for box in browser.find_elements(By.CSS_SELECTOR, "svg[role=img]"):
+        parent = box.find_element(By.XPATH, "..")
+        assert parent.find_elements(By.CSS_SELECTOR, ":scope > ul.legend"), parent.get_attribute("id")
 
 
 def test_other_rules_than_the_stored_ones_show_the_cli_message(server, browser):

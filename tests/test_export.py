@@ -182,11 +182,11 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     path.write_text("old")
 
     def dump(fh):
-        fh.write("half")
+        fh.write(b"half")
         raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError):
-        _atomic_write(path, dump, text=True)
+        _atomic_write(path, dump)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["x.csv"]
     with pytest.raises(ValueError, match="cannot write"):

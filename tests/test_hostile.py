@@ -64,7 +64,7 @@ def solved(tmp_path_factory):
 def test_a_solution_that_is_no_regular_file(tmp_path, make, words, command):
     src = make(tmp_path)
     before = snapshot(tmp_path)
-    args = {"query": ("query", "-s", src, *Q), "verify": ("verify", src),
+    args = {"query": ("query", "-s", src, *Q), "verify": ("verify", "-s", src),
             "export": ("export", "-s", src, "--format", "csv", "--out", tmp_path / "e.csv")}[command]
     one_line(run(*args), *words)
     assert snapshot(tmp_path) == before
@@ -111,6 +111,69 @@ def test_a_second_writer_of_a_target_refuses(tmp_path, solved):
         release_lock(token2)
     assert run("solve", "-n", 3, "--out", out).exit_code == 0  # free again
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".gops-lock")]
+
+
+# solves whose writer lock was once taken only to save: now held for the whole solve
+SECOND_WRITERS = {"3 players": ("solve", "--players", 3, "-n", 3, "--security-only"),
+                  "two-card bids": ("solve", "-n", 4, "--bid-cards", 2),
+                  "classic": ("solve", "-n", 3)}
+
+
+@pytest.mark.parametrize("first, rules, second", [
+    ("two-card bids", Rules(n=4, bid_cards=2), "3 players"),
+    ("open prizes", Rules(n=4, open_prizes=2), "classic"),
+    ("tiebreak", Rules(n=3, objective="win", match="best-of-3", draw="half", tiebreak="extra-game"), "two-card bids"),
+    ("classic match", Rules(n=3, objective="win", match="best-of-3", draw="half"), "3 players"),
+    ("3 players", Rules(n=3, players=3), "two-card bids"),
+])
+def test_a_solve_holds_its_targets_lock_for_the_whole_solve(tmp_path, solved, monkeypatch, first, rules, second):
+    """While one solve of one kind runs, a second solve of another kind to the same --out refuses at once,
+    in one line, and leaves the file as it was; the first then writes its own solution."""
+    out = tmp_path / "x.gops"
+    shutil.copy(solved, out)
+    before = snapshot(tmp_path)
+    seen = []
+
+    def second_writer(*_):
+        if not seen:  # mid-solve, once
+            seen.append(run(*SECOND_WRITERS[second], "--out", out))
+            seen.append(snapshot(tmp_path))
+
+    if rules.players == 3:
+        import gops_solver.multi as multi
+        real = multi.solve_multi
+
+        def solve_multi(*args, **kw):
+            second_writer()
+            return real(*args, **kw)
+        monkeypatch.setattr(multi, "solve_multi", solve_multi)
+        r = run("solve", "--players", 3, "-n", 3, "--security-only", "--out", out)
+        assert r.exit_code == 0, r.output
+    else:
+        solve(rules, out=out, progress=second_writer)
+    assert len(seen) == 2, "the second writer never ran"
+    one_line(seen[0], "another gops solve is writing", str(out))
+    # the lock file is the only new entry while the first solve runs; the target is untouched
+    during = seen[1]
+    assert during.pop(f".{out.name}.gops-lock", None) is not None
+    assert during == before
+    from gops_solver import load
+    assert load(out).rules == rules  # the first solve's own file, written whole
+    assert sorted(os.listdir(tmp_path)) == ["x.gops"]  # no lock file, no temporary file left
+
+
+def test_an_interrupted_solve_gives_its_lock_back(tmp_path, solved):
+    out = tmp_path / "x.gops"
+    shutil.copy(solved, out)
+    before = snapshot(tmp_path)
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(Rules(n=4, bid_cards=2), out=out, progress=interrupt)
+    assert snapshot(tmp_path) == before  # no lock file, no temporary file, the old file whole
+    assert run("solve", "--players", 3, "-n", 3, "--security-only", "--out", out).exit_code == 0
 
 
 def test_a_fresh_solve_keeps_files_it_did_not_write(tmp_path):
@@ -195,7 +258,7 @@ def test_huge_numbers_are_refused_and_not_echoed_whole():
 def test_a_user_strategy_message_is_capped(tmp_path, monkeypatch):
     (tmp_path / "hostile_strat.py").write_text("def bad(view):\n    raise ValueError(10 ** 400)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    line = one_line(run("evaluate", "--strategy", "hostile_strat:bad", "--against", "uniform", "-n", 3))
+    line = one_line(run("evaluate", "--a", "hostile_strat:bad", "--b", "uniform", "-n", 3))
     assert len(line) < 300 and "characters" in line
 
 

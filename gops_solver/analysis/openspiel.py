@@ -233,5 +233,5 @@ def write_tabular_policy(solution, path, rounds=None, level=None, max_rows: int 
     game = load_game(solution.rules, turn_based=True)
     doc = {"game": str(game), "rules": solution.rules.to_dict(),
            "policy": {k: [[a, p] for a, p in v] for k, v in table.items()}}
-    _atomic_write(path, lambda fh: json.dump(doc, fh), text=True)
+    _atomic_write(path, lambda fh: fh.write(json.dumps(doc).encode()))
     return len(table)

@@ -167,13 +167,16 @@ def _failures(f):
 def solve(players, cards, tie, objective, order, as_json, security_only, selection, out, quiet):
     """Solve the game: security values and equilibrium values at the start."""
     from gops_solver.multi import solve_multi
-    from gops_solver.engine.storage import check_out_path
+    from gops_solver.engine.storage import check_out_path, writer_lock
     rules = _rules(players, cards, tie, objective, order)
-    if out is not None:
-        check_out_path(out)  # fail before the solve, not after it
-    sol = solve_multi(rules, equilibrium=not security_only, selection=selection or "logit")
-    if out is not None:
-        sol.save(out)
+    if out is None:
+        sol = solve_multi(rules, equilibrium=not security_only, selection=selection or "logit")
+    else:
+        check_out_path(out, probe_lock=False)  # a bad path: refused before the work
+        # out's writer lock for the whole solve: another writer refuses now, in one line, instead of racing it
+        with writer_lock(out, "gops solve"):
+            sol = solve_multi(rules, equilibrium=not security_only, selection=selection or "logit")
+            sol.save(out, lock=False)
     if as_json:
         click.echo(dumps({"rules": rules.to_dict(), "security": sol.security, "values": sol.values,
                                "states": sol.states, "stage_games": sol.stage_games, "methods": sol.methods,

@@ -192,8 +192,10 @@ class Solution(GameSolution):
         return verify_tables(self.space, self.tables, sample=sample, seed=seed, tol=tol)
 
     # -- persistence ---------------------------------------------------------------
-    def save(self, path) -> None:
+    def save(self, path, *, lock: bool = True) -> None:
         """Write the solution to ``path`` atomically (temporary file, read back, then rename).
+
+        ``lock``: take the target's writer lock (False: the caller, a solve, holds it).
 
         Raises
         ------
@@ -211,7 +213,7 @@ class Solution(GameSolution):
             extra, tables = match_header(self.match)
         # a solve writing the same path holds its writer lock: write_solution refuses rather than race it
         write_solution(path, self.rules, tables, self.stage_games, self.seconds, self.stage_solver,
-                       self.states, extra=extra)
+                       self.states, extra=extra, lock=lock)
 
 
 def _count_states(table, space, k) -> int:
@@ -400,17 +402,23 @@ def _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t
 
 def _solve_match(rules, progress, stage_solver, out, t0) -> Solution:
     """Solve a match game by game (see :mod:`~.match`) in memory; with ``out``, then save it."""
+    from gops_solver.engine.storage import writer_lock
+    if out is None:
+        return _match_in_memory(rules, progress, stage_solver, t0)
+    check_out_path(out, probe_lock=False)  # a bad path: refused before the work
+    with writer_lock(out, "gops solve"):  # held for the whole solve: another writer refuses now, in one line
+        sol = _match_in_memory(rules, progress, stage_solver, t0)
+        sol.save(out, lock=False)  # a match is solved in memory, then written whole (no checkpoints)
+        return load_classic(out, check=False)
+
+
+def _match_in_memory(rules, progress, stage_solver, t0) -> Solution:
     from gops_solver.engine.match import solve_match
-    if out is not None:
-        check_out_path(out)
     m = solve_match(rules, progress=progress, use_highs=stage_solver == "highs")
     space, tables = m.games[m.first()]
     states = sum(_count_states(t, sp, k) for sp, tabs in m.games.values() for k, t in enumerate(tabs) if k)
     sol = Solution(rules, space, tables, m.stage_games, time.perf_counter() - t0, stage_solver, states)
     sol.match = m
-    if out is not None:  # a match is solved in memory, then written whole (no checkpoints)
-        sol.save(out)
-        return load_classic(out, check=False)
     return sol
 
 

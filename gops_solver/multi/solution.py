@@ -102,9 +102,12 @@ class MultiSolution(GameSolution):
         """Largest deviation gain over every stage equilibrium selected while solving."""
         return self.induction.max_gain
 
-    def save(self, path) -> None:
-        """Write this solution to ``path`` (atomic, checksummed; see :mod:`.storage`)."""
-        save_multi(path, self)
+    def save(self, path, *, lock: bool = True) -> None:
+        """Write this solution to ``path`` (atomic, checksummed; see :mod:`.storage`).
+
+        ``lock``: take the target's writer lock (False: the caller, a solve, holds it).
+        """
+        save_multi(path, self, lock=lock)
 
     def __repr__(self):
         return f"MultiSolution({self.rules.describe()}, states={self.states:,})"

@@ -73,8 +73,10 @@ def _tables(sol):
     return "states", list(_state_rows(ind))
 
 
-def save_multi(path, sol) -> None:
+def save_multi(path, sol, lock: bool = True) -> None:
     """Write a solved 3- or 4-player game to ``path`` atomically (see the module docstring).
+
+    ``lock``: take the target's writer lock (False: the caller, a solve, holds it).
 
     Raises
     ------
@@ -95,7 +97,7 @@ def save_multi(path, sol) -> None:
     def check(tmp):  # the written bytes are read back and checked before they replace anything
         _read(tmp, check=True)
 
-    atomic_write(path, table_parts(header_bytes(header, MULTI_FILE), tables), check=check)
+    atomic_write(path, table_parts(header_bytes(header, MULTI_FILE), tables), check=check, lock=lock)
 
 
 def is_multi_file(path) -> bool:

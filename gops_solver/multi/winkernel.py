@@ -35,6 +35,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+# numba's cache of this module's kernels is keyed by this file alone, yet their compiled code calls the
+# stage solver through .levelkernel: after moving or editing those, edit this file too (or run
+# python -m gops_solver.cli.devtools clean-cache), or a stale cached kernel names the old module
 from .kernel import SELECT_NONE
 from .levelkernel import (PASS_COPY, PASS_DECIDE, PASS_HASH, PASS_SAMPLE, PASS_SOLVE, GamePlan, game_fingerprint, make_scratch, pass_bounds,
                           pass_state, solve_built)

@@ -22,8 +22,8 @@ from gops_solver.game.cards import parse_cards
 from gops_solver.game.rules import DecisionState, Rules, _whole
 from gops_solver.lp.stage import StageSolveError, solve_matrix_game
 from gops_solver.engine.storage import FORMAT_VERSION as CONTAINER_FORMAT, MAGIC as CONTAINER_MAGIC
-from gops_solver.engine.storage import (FileKind, atomic_write, crc32, has_magic, header_bytes, map_tables, open_table_file,
-                       read_header, table_parts)
+from gops_solver.engine.storage import (FileKind, atomic_write, check_out_path, crc32, has_magic, header_bytes,
+                                        map_tables, open_table_file, read_header, table_parts, writer_lock)
 from gops_solver.game.constants import VALUE_TOL
 from gops_solver.engine.base import GameSolution, QueryResult, fold_row
 from gops_solver.variants._kernel import _slot, entry, level_kernel, verify_kernel
@@ -399,7 +399,8 @@ def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, t
     stage_solver : {"numba", "highs"}
         ``highs`` solves every stage game with scipy's HiGHS (slow; checking).
     out : path-like, optional
-        Save the solution there.
+        Save the solution there. Its writer lock is held for the whole solve,
+        so another writer of ``out`` refuses at once instead of racing it.
     term, diff_reach
         End payoff and start differences of a game within a match (see
         :class:`~.space.VariantSpace`).
@@ -407,7 +408,23 @@ def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, t
     Returns
     -------
     VariantSolution
+
+    Raises
+    ------
+    ValueError
+        ``out`` cannot be written, or another writer holds it.
     """
+    if out is None:
+        return _induct(rules, progress, stage_solver, term, diff_reach)
+    check_out_path(out, probe_lock=False)  # a bad path: refused before the work
+    with writer_lock(out, "gops solve"):  # another writer under way: refused now, in one line
+        sol = _induct(rules, progress, stage_solver, term, diff_reach)
+        write_variant(out, sol, lock=False)  # this solve holds the lock
+    return sol
+
+
+def _induct(rules, progress, stage_solver, term, diff_reach) -> VariantSolution:
+    """The backward induction of :func:`solve_variant`, in memory."""
     t0 = time.perf_counter()
     sp = VariantSpace(rules, term=term, diff_reach=diff_reach)
     tables = [None] * (sp.R + 1)
@@ -429,8 +446,6 @@ def solve_variant(rules: Rules, progress=None, stage_solver="numba", out=None, t
             progress(t, sp.stage_games(t))
     sol = VariantSolution(rules, sp, tables, games, time.perf_counter() - t0, stage_solver)
     sol.solves = solves
-    if out is not None:
-        sol.save(out)
     return sol
 
 
@@ -526,13 +541,14 @@ def projected_variant(rules: Rules) -> dict:
 # files
 # ---------------------------------------------------------------------------
 
-def write_variant(path, sol: VariantSolution) -> None:
+def write_variant(path, sol: VariantSolution, lock: bool = True) -> None:
     """Write a variant solution atomically, checked by reading it back before it replaces ``path``.
 
     The solution container (:mod:`gops_solver.engine.storage`) of kind
     ``variant``: header CRC-32, one CRC-32 per table, tables on page
     boundaries; :func:`~gops_solver.engine.storage.atomic_write` writes it (locked
-    temporary file, fsync, rename, folder synced).
+    temporary file, fsync, rename, folder synced). ``lock``: take the target's
+    writer lock (False: the caller, a solve, holds it).
     """
     path = os.fspath(path)
     tables = [np.asarray(t, dtype=np.float64) for t in sol.tables]
@@ -547,7 +563,7 @@ def write_variant(path, sol: VariantSolution) -> None:
         if back.rules != sol.rules:
             raise ValueError(f"{path} was not written: the new file did not read back as written")
 
-    atomic_write(path, table_parts(header_bytes(header, VARIANT_FILE), tables), check)
+    atomic_write(path, table_parts(header_bytes(header, VARIANT_FILE), tables), check, lock=lock)
 
 
 def is_variant_file(path) -> bool:

@@ -141,21 +141,33 @@ def solve_tiebreak(rules: Rules, progress=None, stage_solver="numba", out=None):
     Solution
         In memory, or mapped from ``out`` when given; ``query(..., match_score=(a, b))`` or, under
         total-score, ``match_score=(a, b, D)``.
+
+    Raises
+    ------
+    ValueError
+        ``out`` cannot be written, or another writer holds it: ``out``'s writer lock is held
+        for the whole solve, so a second writer refuses at once instead of racing it.
     """
-    from gops_solver.engine.solution import Solution
-    from gops_solver.engine.storage import check_out_path
-    if out is not None:
-        check_out_path(out)  # before the solve, not after it
+    from gops_solver.engine.storage import check_out_path, writer_lock
     if not rules.bid_cards == 1 == rules.open_prizes:
         raise ValueError("tiebreaks are solved for the classic game: use bid_cards 1 and open_prizes 1")
+    if out is None:
+        return _solve_tiebreak(rules, progress, stage_solver)
+    check_out_path(out, probe_lock=False)  # a bad path: refused before the work
+    with writer_lock(out, "gops solve"):  # another writer under way: refused now, in one line
+        sol = _solve_tiebreak(rules, progress, stage_solver)
+        sol.save(out, lock=False)  # written whole, every game's tables, like the other matches
+        return load_tiebreak(out, check=False)
+
+
+def _solve_tiebreak(rules, progress, stage_solver):
+    """The match of :func:`solve_tiebreak`, in memory."""
+    from gops_solver.engine.solution import Solution
     t0 = time.perf_counter()
     m = TiebreakMatch(rules).solve(progress, use_highs=stage_solver == "highs")
     space, tables = m.games[m.first()]
     sol = Solution(rules, space, tables, m.stage_games, time.perf_counter() - t0, stage_solver)
     sol.match = m
-    if out is not None:  # written whole, every game's tables, like the other matches
-        sol.save(out)
-        return load_tiebreak(out, check=False)
     return sol
 
 

@@ -9,7 +9,7 @@ const NAMES = { A: 1, J: 11, Q: 12, K: 13 };
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
-let pos = null;          // the position shown: {params, n, handA, handB, prizes, revealed, carried, diff}
+let pos = null;          // the position shown: {params, n, handA, handB, prizes, pot, diff}
 let answer = null;       // the last /api/position reply for pos
 let chosen = { a: null, b: null, next: null };
 let crumbs = [];         // the breadcrumb: [{label, search}]
@@ -41,12 +41,10 @@ function readPosition(search) {
   const p = new URLSearchParams(search);
   const n = Math.max(1, Math.min(13, parseInt(p.get("cards") || "13", 10) || 13));
   const prizes = new Set(parseCards(p.get("prizes")));
-  const pot = parseInt(p.get("pot") || "0", 10) || 0;
-  // the state knows only the pot; show it as a revealed prize plus what ties carried
-  let revealed = null;
-  for (let c = Math.min(pot, n); c >= 1; c--) { if (!prizes.has(c)) { revealed = c; break; } }
+  // the state knows the pot, not how it splits into the revealed prize and what ties
+  // carried (several histories may lead to one pot): the page shows and edits one number
   return { params: p, n, handA: new Set(parseCards(p.get("hand_a"))), handB: new Set(parseCards(p.get("hand_b"))),
-           prizes, revealed, carried: revealed === null ? 0 : pot - revealed,
+           prizes, pot: parseInt(p.get("pot") || "0", 10) || 0,
            diff: parseInt(p.get("diff") || "0", 10) || 0 };
 }
 
@@ -56,25 +54,28 @@ function positionSearch(ps) {
   const sorted = (s) => Array.from(s).sort((x, y) => x - y).join(",");
   p.set("hand_a", sorted(ps.handA));
   p.set("hand_b", sorted(ps.handB));
-  p.set("pot", String((ps.revealed || 0) + ps.carried));
+  p.set("pot", String(ps.pot));
   const seq = sequenceOf(ps.params.get("order"), ps.n);
   p.set("prizes", seq ? seq.filter((c) => ps.prizes.has(c)).join(",") : sorted(ps.prizes));
   p.set("diff", String(ps.diff));
   return "?" + p.toString().replace(/%2C/g, ",");
 }
 
-// a fixed order decides the hidden prizes and the revealed one from the hand size
-function fitFixedOrder(ps) {
+// a fixed order decides the hidden prizes from the hand size; when an edit moves to
+// another round, the pot becomes that round's prize with nothing carried (a pot play reaches)
+let fixedRound = null;   // hand size of the last position shown with hands of one size
+function fitFixedOrder(ps, edited) {
   const seq = sequenceOf(ps.params.get("order"), ps.n);
   if (!seq || ps.handA.size !== ps.handB.size || ps.handA.size === 0) return;
   const k = ps.handA.size;
   ps.prizes = new Set(seq.slice(ps.n - k + 1));
-  ps.revealed = seq[ps.n - k];
+  if (edited && fixedRound !== null && fixedRound !== k) ps.pot = seq[ps.n - k];
+  fixedRound = k;
 }
 
 function edit(change) {
   change(pos);
-  fitFixedOrder(pos);
+  fitFixedOrder(pos, true);
   const search = positionSearch(pos);
   if (crumbs.length) crumbs[crumbs.length - 1].search = search;
   history.replaceState({ crumbs }, "", search);
@@ -103,15 +104,9 @@ function drawControls() {
   const fixed = sequenceOf(ps.params.get("order"), n) !== null;
   cardButtons($("hand-a"), n, (c) => ps.handA.has(c), (c) => edit((p) => toggle(p.handA, c)));
   cardButtons($("hand-b"), n, (c) => ps.handB.has(c), (c) => edit((p) => toggle(p.handB, c)));
-  cardButtons($("prizes"), n, (c) => ps.prizes.has(c), (c) => edit((p) => {
-    toggle(p.prizes, c); if (p.revealed === c) p.revealed = null;
-  }), () => !fixed);
+  cardButtons($("prizes"), n, (c) => ps.prizes.has(c), (c) => edit((p) => toggle(p.prizes, c)), () => !fixed);
   $("prizes-note").textContent = fixed ? "fixed by the prize order" : "";
-  cardButtons($("revealed"), n, (c) => ps.revealed === c, (c) => edit((p) => { p.revealed = c; }),
-    (c) => !fixed && !ps.prizes.has(c));
-  $("revealed-value").textContent = ps.revealed ? face(ps.revealed) : "–";
-  $("carried").value = ps.carried;
-  $("pot").textContent = String((ps.revealed || 0) + ps.carried);
+  $("pot").value = ps.pot;
   $("diff").value = ps.diff;
   // rules
   const p = ps.params, get = (k, d) => p.get(k) || d;
@@ -192,7 +187,7 @@ async function load(search) {
   const mine = ++requestNo;
   const t0 = performance.now();
   pos = readPosition(search);
-  fitFixedOrder(pos);
+  fitFixedOrder(pos, false);
   drawControls();
   $("api-link").href = "/api/query" + search;
   $("error").hidden = true;  // a message belongs to the position it was given for
@@ -202,6 +197,9 @@ async function load(search) {
     timing.lastFetchMs = performance.now() - t0;
     timing.lastServerMs = reply.seconds * 1000;
     answer = reply;
+    // the pot as the state the server validated knows it
+    pos.pot = reply.query.state.pot;
+    $("pot").value = pos.pot;
     chosen = { a: null, b: null, next: reply.next_prizes.length === 1 ? reply.next_prizes[0] : null };
     $("error").hidden = true;
     renderAnswer(reply);
@@ -246,6 +244,25 @@ function el(name, attrs, text) {
   return e;
 }
 
+// a chart's legend, drawn under it: items [{key, cls, colour, text, line}] as swatch + text
+// (line: the item takes a line of its own)
+function legend(box, chart, items) {
+  const ul = document.createElement("ul");
+  ul.className = "legend";
+  ul.dataset.chart = chart;
+  for (const it of items) {
+    const li = document.createElement("li");
+    li.dataset.key = it.key;
+    if (it.line) li.className = "line";
+    const sw = document.createElement("span");
+    sw.className = "swatch" + (it.cls ? " " + it.cls : "");
+    if (it.colour) sw.style.background = it.colour;
+    li.append(sw, document.createTextNode(it.text));
+    ul.appendChild(li);
+  }
+  box.appendChild(ul);
+}
+
 function drawBars(box, strategy, side) {
   const cards = Object.keys(strategy).map(Number);
   const bw = 30, gap = 6, h = 120, top = 16, bottom = 18;
@@ -267,6 +284,11 @@ function drawBars(box, strategy, side) {
     svg.appendChild(g);
   });
   box.replaceChildren(svg);
+  const who = side.toUpperCase();
+  legend(box, `bars-${side}`, [
+    { key: side, cls: `swatch-${side}`, text: `${who}: a bar's height is the probability that ${who}'s optimal ` +
+      "strategy bids the card under it (the number above it)" },
+    { key: "selected", cls: "swatch-selected", text: `outlined bar: ${who}'s bid chosen for the step` }]);
 }
 
 function cellColour(v, scale) {
@@ -309,6 +331,15 @@ function drawHeatmap(box, stage) {
   }));
   outlines.forEach((o) => svg.appendChild(o));
   box.replaceChildren(svg);
+  const top3 = (v) => signed(v, Math.abs(v) >= 100 ? 0 : (Math.abs(v) >= 10 ? 1 : 2));
+  legend(box, "heatmap", [
+    { key: "a", colour: cellColour(scale, scale), text: `${top3(scale)}: good for A (blue: A's colour)` },
+    { key: "zero", colour: cellColour(0, scale), text: "0: even" },
+    { key: "b", colour: cellColour(-scale, scale), text: `${top3(-scale)}: good for B (red: B's colour)` },
+    { key: "rows", cls: "swatch-a", text: "rows: A's bid" },
+    { key: "cols", cls: "swatch-b", text: "columns: B's bid" },
+    { key: "support", cls: "swatch-support", text: "black outline: both bids in the optimal supports" },
+    { key: "chosen", cls: "swatch-chosen", text: "gold outline: the chosen pair of bids" }]);
 }
 
 function renderChoice() {
@@ -398,6 +429,8 @@ async function showFirstRound() {
   }
 }
 
+function firstShade(p) { return `rgb(${Math.round(255 - 200 * p)},${Math.round(255 - 150 * p)},255)`; }
+
 function drawFirstRound(box, r) {
   const cell = 40, left = 92, top = 30, vw = 70;
   const svg = el("svg", { width: left + r.cards.length * cell + vw + 8, height: top + r.rows.length * cell + 4,
@@ -412,10 +445,9 @@ function drawFirstRound(box, r) {
     const y = top + i * cell;
     svg.appendChild(el("text", { x: left - 8, y: y + cell / 2 + 4, "text-anchor": "end", class: "bold" }, face(row.prize)));
     row.strategy.forEach((p, j) => {
-      const x = left + j * cell, shade = Math.round(255 - 200 * p);
+      const x = left + j * cell;
       const g = el("g", { class: "first-cell", "data-prize": row.prize, "data-card": r.cards[j] });
-      g.appendChild(el("rect", { x, y, width: cell, height: cell, fill: `rgb(${shade},${Math.round(255 - 150 * p)},255)`,
-        stroke: "#fff" }));
+      g.appendChild(el("rect", { x, y, width: cell, height: cell, fill: firstShade(p), stroke: "#fff" }));
       if (p > 0.0005) g.appendChild(el("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
         fill: p > 0.6 ? "#fff" : "#222" }, p.toFixed(2)));
       g.appendChild(el("title", {}, `prize ${face(row.prize)}: A bids ${face(r.cards[j])} with probability ${p}`));
@@ -425,6 +457,13 @@ function drawFirstRound(box, r) {
       "text-anchor": "middle" }, signed(row.value, 4)));
   });
   box.replaceChildren(svg);
+  legend(box, "first-map", [
+    { key: "shade", cls: "swatch-none", text: "shade: the probability that A opens with the column's card " +
+      "when the row's prize is revealed first:", line: true },
+    { key: "p0", colour: firstShade(0), text: "0" },
+    { key: "p50", colour: firstShade(0.5), text: "0.5" },
+    { key: "p1", colour: firstShade(1), text: "1" },
+    { key: "value", cls: "swatch-none", text: "value: the game's value for A after that first prize", line: true }]);
   const note = document.createElement("p");
   note.textContent = `value of the game: ${signed(r.value, 6)}`;
   note.id = "first-value";
@@ -445,9 +484,9 @@ function init() {
   $("r-order-custom").addEventListener("change", ruleChanged);
   $("r-game").addEventListener("change", matchPositionChanged);
   $("r-match-score").addEventListener("change", matchPositionChanged);
-  $("carried").addEventListener("change", () => edit((p) => { p.carried = Math.max(0, parseInt($("carried").value, 10) || 0); }));
-  $("carried-minus").addEventListener("click", () => edit((p) => { p.carried = Math.max(0, p.carried - 1); }));
-  $("carried-plus").addEventListener("click", () => edit((p) => { p.carried += 1; }));
+  $("pot").addEventListener("change", () => edit((p) => { p.pot = parseInt($("pot").value, 10) || 0; }));
+  $("pot-minus").addEventListener("click", () => edit((p) => { p.pot -= 1; }));
+  $("pot-plus").addEventListener("click", () => edit((p) => { p.pot += 1; }));
   $("diff").addEventListener("change", () => edit((p) => { p.diff = parseInt($("diff").value, 10) || 0; }));
   $("diff-minus").addEventListener("click", () => edit((p) => { p.diff -= 1; }));
   $("diff-plus").addEventListener("click", () => edit((p) => { p.diff += 1; }));
