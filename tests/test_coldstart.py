@@ -12,7 +12,7 @@ GOPS = [sys.executable, "-c", "from gops_solver.cli.entry import main; main()"]
 
 
 def _gops(args, cache):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), GOPS_COMPILE_NOTICE="1")  # conftest turns it off elsewhere
     env.pop("NUMBA_DISABLE_JIT", None)
     return subprocess.run(GOPS + args, capture_output=True, text=True, env=env, timeout=900)
 
@@ -34,3 +34,12 @@ def test_notice_on_empty_cache_only(tmp_path):
     assert any("_points_kernel" in name for name in index)
     assert not any("_win_kernel" in name for name in index)
 
+
+def test_quiet_and_the_environment_turn_the_notice_off(tmp_path):
+    # -q promises no notes on stderr; GOPS_COMPILE_NOTICE=0 is how the test suite keeps its outputs steady
+    quiet = _gops(["solve", "--cards", "2", "-q"], tmp_path)
+    assert quiet.returncode == 0 and NOTICE not in quiet.stderr
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "other"), GOPS_COMPILE_NOTICE="0")
+    env.pop("NUMBA_DISABLE_JIT", None)
+    off = subprocess.run(GOPS + ["solve", "--cards", "2"], capture_output=True, text=True, env=env, timeout=900)
+    assert off.returncode == 0 and NOTICE not in off.stderr

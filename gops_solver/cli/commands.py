@@ -124,7 +124,7 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
     from gops_solver.api import solve as solve_rules
     from gops_solver.engine.storage import check_out_path
     rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
-    if stage_solver == "numba":
+    if stage_solver == "numba" and not quiet:
         compile_notice("solve", rules)
     if memory is not None or workers is not None or scheduler is not None:
         from gops_solver.cli._blocked import solve_blocked_cmd
@@ -506,7 +506,8 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
                                f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
                                f"to try")
-    compile_notice("evaluate", rules)
+    if not quiet:
+        compile_notice("evaluate", rules)
     sol = _solution_for(solution, rules, (strategy, against), quiet, loaded)
     bar = None
     if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:
