@@ -4,19 +4,21 @@ The states, their values and both players' strategies are computed a level
 at a time, as arrays:
 
 1. :func:`decision_states` (and its array form ``_walk``) plays the game
-   forward from its start, every prize that can be shown and every pair of
-   bids of all the states of a round at once, and keeps each reachable
-   decision state once (hands and hidden prizes as bitmasks).
+   forward from its start in a kernel, every prize that can be shown and
+   every pair of bids of all the states of a round, each successor as one
+   integer key that sorts as the rows are listed; one sort keeps each
+   reachable decision state once (hands and hidden prizes as bitmasks).
 2. :func:`equilibrium_table` reduces each state to its stage game -- hand
    pattern, prize set left hidden, pot, and under ``win`` the score
    difference -- and solves each distinct stage game once, in a jitted loop
    that builds it with :func:`~.tables.stage_matrix` and solves it with
    :func:`~gops_solver.lp.stage.solve_stage`, exactly as
-   :meth:`Solution.query` does for one state. Each row then reads its
-   game's value and spreads each class's probability over its cards.
-3. :func:`write_table` writes the table as CSV (assembled from the distinct
-   numbers, each formatted once), Parquet or ``.npz``, atomically, or CSV
-   to a stream. :func:`to_frame` returns it as a pandas DataFrame.
+   :meth:`Solution.query` does for one state. A kernel then gives each row
+   its game's value and spreads each class's probability over its cards.
+3. :func:`write_table` writes the table as CSV (assembled in a kernel that
+   writes each number as Python's ``"%.17g"`` does, exactly, and keeps the
+   text of recent numbers), Parquet or ``.npz``, atomically, or CSV to a
+   stream. :func:`to_frame` returns it as a pandas DataFrame.
 
 Every number is the one ``Solution.query`` gives at the same state.
 The schema is documented in ``docs/export.md``.
