@@ -9,7 +9,8 @@ the min and median rows per second.
 
     python benchmarks/export_speed.py --solution n9d.gops --rounds 3 --old /tmp/export-old --old-runs 1
 
-Writes ``benchmarks/export_speed.json``.
+Appends one entry to ``benchmarks/export_speed.json`` (a list; ``--label`` names
+the entry), keeping the entries already there.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def side(root, solution, rounds, runs, formats):
     for r in res.values():
         rates = [r["rows"] / t for t in r["seconds"]]
         r["rows_per_s_min"], r["rows_per_s_median"] = min(rates), statistics.median(rates)
+        cpu = [r["rows"] / t for t in r["cpu_seconds"]]
+        r["cpu_rows_per_s_min"], r["cpu_rows_per_s_median"] = min(cpu), statistics.median(cpu)
     return res
 
 
@@ -86,21 +89,30 @@ def main(argv=None):
     ap.add_argument("--formats", default="csv,parquet")
     ap.add_argument("--old-formats", default="csv", help="formats timed for the old export (slow)")
     ap.add_argument("--out", default=os.path.join(HERE, "export_speed.json"))
+    ap.add_argument("--label", default="", help="what this entry measures (kept in the file)")
     args = ap.parse_args(argv)
     formats = args.formats.split(",")
-    result = {"solution": os.path.basename(args.solution), "rounds": args.rounds, "machine": platform.node(),
+    result = {"label": args.label, "solution": os.path.basename(args.solution), "rounds": args.rounds, "machine": platform.node(),
               "cpus": os.cpu_count(), "load_average": os.getloadavg(),
               "new": side(ROOT, args.solution, args.rounds, args.runs, formats)}
     if args.old:
         result["old"] = side(args.old, args.solution, args.rounds, args.old_runs, args.old_formats.split(","))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as fh:
-        json.dump(result, fh, indent=1)
+    entries = []
+    if os.path.exists(args.out):
+        with open(args.out) as fh:
+            entries = json.load(fh)
+        entries = entries if isinstance(entries, list) else [entries]  # one entry, as the first version wrote
+    with open(args.out + ".tmp", "w") as fh:
+        json.dump(entries + [result], fh, indent=1)
+    os.replace(args.out + ".tmp", args.out)
+    print(f"cpu time and wall time; load average {result['load_average'][0]:.1f} on {result['cpus']} cpus")
     for name in ("old", "new"):
         for fmt, r in result.get(name, {}).items():
             print(f"{name:4} {fmt:8} {r['rows']:>9,} rows  wall min {min(r['seconds']):7.2f} s  "
-                  f"cpu min {min(r['cpu_seconds']):7.2f} s  rows/s min {r['rows_per_s_min']:>10,.0f} "
-                  f"median {r['rows_per_s_median']:>10,.0f}")
+                  f"cpu min {min(r['cpu_seconds']):7.2f} s  rows/s (wall) min {r['rows_per_s_min']:>10,.0f} "
+                  f"median {r['rows_per_s_median']:>10,.0f}  rows/s (cpu) min {r['cpu_rows_per_s_min']:>10,.0f} "
+                  f"median {r['cpu_rows_per_s_median']:>10,.0f}")
     print(f"wrote {args.out}")
 
 

@@ -294,3 +294,53 @@ def test_cli_export_to_standard_output(tmp_path):
         assert proc.returncode == 2 and proc.stdout == ""
         assert "give a file with --out" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
         assert list(tmp_path.iterdir()) == []
+
+
+# -- the CSV kernel's number text: Python's "%.17g", exactly ------------------------------------------------------
+
+def _g17_cases():
+    rng = np.random.default_rng(7)
+    ties = [j * 2.0 ** -k for j in range(1, 200) for k in range(1, 64, 3)]  # short binary fractions: exact ties
+    v = np.concatenate([rng.random(20000), rng.random(5000) * 1e-9, rng.random(5000) * 1e14, -rng.random(5000),
+                        rng.integers(-10**6, 10**6, 5000) / rng.integers(1, 10**4, 5000),
+                        rng.integers(0, 2 ** 63, 20000, dtype=np.uint64).view(np.float64),  # any bit pattern
+                        ties, [1 + j * 2.0 ** -17 for j in range(1, 64)], [2.0 ** k for k in range(-40, 50)],
+                        [10.0 ** k for k in range(-12, 17)], [0.1, 1 / 3, 2 / 3, 1e-4, 1e-5, 9.999999999999999e-5]])
+    v = v[np.isfinite(v)]
+    return np.concatenate([v, np.nextafter(v, np.inf), np.nextafter(v, -np.inf),
+                           [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, 1e300, -1e-300]])
+
+
+def test_kernel_number_text_is_python_percent_17g():
+    from gops_solver.engine.export import _digits, _g17_all
+    v = _g17_cases()
+    out = np.zeros(32 * len(v), np.uint8)
+    lens = _g17_all(v.view(np.uint64), out, 32 * np.arange(len(v)), _digits())
+    handled = 0
+    for i, x in enumerate(v.tolist()):
+        if lens[i] < 0:  # left to Python: outside [2**-33, 2**49) and not 0, inf or NaN
+            assert x == x and 0 < abs(x) < np.inf and not 2.0 ** -33 <= abs(x) < 2.0 ** 49, x
+            continue
+        handled += 1
+        assert out[32 * i:32 * i + lens[i]].tobytes().decode() == ("" if x != x else "%.17g" % x), repr(x)
+    assert handled > len(v) // 2
+
+
+def test_csv_of_odd_numbers_is_what_pandas_writes(tmp_path, monkeypatch):
+    """NaN, infinities, -0, subnormal, tiny and huge numbers; a cache of 8 numbers and chunks of 7 rows."""
+    import naive_export
+    from gops_solver.engine import export
+    monkeypatch.setattr(export, "_CACHE_SLOTS", 8)
+    monkeypatch.setattr(export, "_CSV_ROWS", 7)
+    frame = solve(Rules(4)).to_frame(rounds=2)
+    odd = [np.nan, np.inf, -np.inf, -0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1.5e-11, 1e17, 1.2345678901234567e20,
+           -3.0e-7, 123456789012345.67, 0.1, 1e-300, 5e-324]
+    for col, vals in (("value", odd), ("a_1", odd[::-1]), ("b_4", odd[3:])):
+        arr = frame[col].to_numpy().copy()
+        arr[5:5 + len(vals)] = vals
+        frame[col] = arr
+    write(frame, tmp_path / "o.csv", "csv")
+    assert (tmp_path / "o.csv").read_bytes() == naive_export.write(frame, "csv")
+    table = solve(Rules(5)).to_frame(rounds=3)  # many rows repeat the strategies of the row before
+    write(table, tmp_path / "r.csv", "csv")
+    assert (tmp_path / "r.csv").read_bytes() == naive_export.write(table, "csv")

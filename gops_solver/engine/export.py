@@ -4,19 +4,21 @@ The states, their values and both players' strategies are computed a level
 at a time, as arrays:
 
 1. :func:`decision_states` (and its array form ``_walk``) plays the game
-   forward from its start, every prize that can be shown and every pair of
-   bids of all the states of a round at once, and keeps each reachable
-   decision state once (hands and hidden prizes as bitmasks).
+   forward from its start in a kernel, every prize that can be shown and
+   every pair of bids of all the states of a round, each successor as one
+   integer key that sorts as the rows are listed; one sort keeps each
+   reachable decision state once (hands and hidden prizes as bitmasks).
 2. :func:`equilibrium_table` reduces each state to its stage game -- hand
    pattern, prize set left hidden, pot, and under ``win`` the score
    difference -- and solves each distinct stage game once, in a jitted loop
    that builds it with :func:`~.tables.stage_matrix` and solves it with
    :func:`~gops_solver.lp.stage.solve_stage`, exactly as
-   :meth:`Solution.query` does for one state. Each row then reads its
-   game's value and spreads each class's probability over its cards.
-3. :func:`write_table` writes the table as CSV (assembled from the distinct
-   numbers, each formatted once), Parquet or ``.npz``, atomically, or CSV
-   to a stream. :func:`to_frame` returns it as a pandas DataFrame.
+   :meth:`Solution.query` does for one state. A kernel then gives each row
+   its game's value and spreads each class's probability over its cards.
+3. :func:`write_table` writes the table as CSV (assembled in a kernel that
+   writes each number as Python's ``"%.17g"`` does, exactly, and keeps the
+   text of recent numbers), Parquet or ``.npz``, atomically, or CSV to a
+   stream. :func:`to_frame` returns it as a pandas DataFrame.
 
 Every number is the one ``Solution.query`` gives at the same state.
 The schema is documented in ``docs/export.md``.
@@ -101,45 +103,37 @@ class _Cards:
     """Per-bitmask lookups of an ``n``-card game: card tuples and a sort key.
 
     ``sets[m]``: the cards of mask ``m`` ascending; ``prizes[m]``: the same in
-    reveal order for a fixed order. ``lex[m]``: the ascending cards as
-    base-16 digits, so that among sets of one size the key orders as their
-    tuples do.
+    reveal order for a fixed order. ``rank[m]``: the place of ``m`` among the
+    masks of as many cards, ordered as their ascending card tuples are, and
+    ``unrank[c, r]`` the mask of ``c`` cards at place ``r``.
     """
 
     def __init__(self, rules: Rules):
         n = rules.n
-        masks = np.arange(1 << n, dtype=np.int64)
         self.n = n
         self.sets = [tuple(c for c in range(1, n + 1) if m >> (c - 1) & 1) for m in range(1 << n)]
         order = rules.sequence
         self.prizes = self.sets if order is None else [tuple(c for c in order if m >> (c - 1) & 1)
                                                       for m in range(1 << n)]
-        lex = np.zeros(1 << n, dtype=np.int64)
-        for c in range(1, n + 1):
-            has = (masks >> (c - 1)) & 1
-            lex = np.where(has == 1, lex * 16 + c, lex)
-        self.lex = lex
+        size = np.array([len(s) for s in self.sets], np.int64)
+        by_size = sorted(range(1 << n), key=lambda m: (size[m], self.sets[m]))
+        self.rank = np.zeros(1 << n, np.int64)
+        self.unrank = np.zeros((n + 1, int(np.bincount(size).max())), np.int64)
+        start = np.concatenate([[0], np.cumsum(np.bincount(size, minlength=n + 1))])
+        for at, m in enumerate(by_size):
+            self.rank[m] = at - start[size[m]]
+            self.unrank[size[m], self.rank[m]] = m
 
 
-def _bits(masks, n: int, k: int) -> np.ndarray:
-    """Card indices (0-based, ascending) of masks that each hold ``k`` cards: shape ``(len(masks), k)``."""
-    bits = (masks[:, None] >> np.arange(n, dtype=np.int64)) & 1
-    _, cols = np.nonzero(bits)  # row-major: each mask's cards in increasing order
-    return cols.reshape(len(masks), k).astype(np.int64)
+# a state's sort key while the walk merges duplicates: the ranks of its hands, pot, rank of its hidden prizes,
+# difference, in the order decision_states sorts them (ranks < C(13, 6) = 1716 < 2**11; pot < 2**7; |diff| < 128)
+_SH_A, _SH_B, _SH_POT, _SH_PM = 37, 26, 19, 8
+_M11 = (1 << 11) - 1
 
 
-# key of a state while the walk merges duplicates: hands, pot, prize set, diff
-_SH_A, _SH_B, _SH_POT, _SH_PM = 41, 28, 21, 8
-
-
-def _pack(ha, hb, pot, pm, diff):
-    return (ha << _SH_A) | (hb << _SH_B) | (pot << _SH_POT) | (pm << _SH_PM) | (diff + 128)
-
-
-def _unpack(key):
-    m13 = (1 << MAX_CARDS) - 1
-    return ((key >> _SH_A) & m13, (key >> _SH_B) & m13, (key >> _SH_POT) & 127, (key >> _SH_PM) & m13,
-            (key & 255) - 128)
+@njit(cache=True, inline="always")
+def _state_key(ra, rb, pot, rpm, diff):
+    return (ra << 37) | (rb << 26) | (pot << 19) | (rpm << 8) | (diff + 128)
 
 
 def _range(rules: Rules, rounds, level):
@@ -163,44 +157,75 @@ def _range(rules: Rules, rounds, level):
     return 1, last
 
 
-def _successors(st: _Round, rules: Rules, max_rows: int) -> np.ndarray:
-    """Sorted packed keys of every decision state of the round after ``st`` (ValueError past ``max_rows``)."""
+@njit(cache=True)
+def _successor_keys(ha, hb, pot, pm, diff, n, fixed_q, carry, rank, out):
+    """Keys (:func:`_state_key`) of the states after each state ``i``: every pair of bids and every reveal.
+
+    ``fixed_q``: the card index revealed next under a fixed order, -1 for a
+    random order (any hidden prize). Writes ``out[:count]`` (modified in
+    place) and returns ``count``; from one state no key repeats.
+    """
+    at = 0
+    for i in range(len(ha)):
+        h_a, h_b, p, m, d0 = ha[i], hb[i], pot[i], pm[i], diff[i]
+        for a in range(n):
+            if not (h_a >> a) & 1:
+                continue
+            ra = rank[h_a & ~(1 << a)]
+            for b in range(n):
+                if not (h_b >> b) & 1:
+                    continue
+                rb = rank[h_b & ~(1 << b)]
+                o = 1 if a > b else (-1 if a < b else 0)  # a card's index orders as its value
+                d = d0 + o * p
+                kept = p if o == 0 and carry else 0  # not the last round here
+                for q in range(n):
+                    if q != fixed_q if fixed_q >= 0 else not (m >> q) & 1:
+                        continue
+                    out[at] = _state_key(ra, rb, kept + q + 1, rank[m & ~(1 << q)], d)
+                    at += 1
+    return at
+
+
+def _distinct(keys) -> np.ndarray:
+    """The distinct values of ``keys``, ascending."""
+    keys = np.sort(keys)
+    if len(keys) < 2:
+        return keys
+    keep = np.empty(len(keys), bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
+
+
+def _successors(st: _Round, rules: Rules, max_rows: int, cards: _Cards) -> np.ndarray:
+    """Sorted keys of every decision state of the round after ``st`` (ValueError past ``max_rows``)."""
     n, k = rules.n, st.k
     seq = rules.sequence
-    carry = rules.tie == "carry"
-    r = k - 1 if seq is None else 1  # reveals per state
-    per = k * k * r
+    fixed_q = -1 if seq is None else seq[st.rnd] - 1
+    per = k * k * (k - 1 if seq is None else 1)  # successors of one state
     step = max(1, _WALK_CHUNK // per)
+    scratch = np.empty(min(len(st.ha), step) * per, np.int64)
     found, held = [], 0
     for lo in range(0, len(st.ha), step):
         sl = slice(lo, lo + step)
-        ha, hb, pot, pm, diff = st.ha[sl], st.hb[sl], st.pot[sl], st.pm[sl], st.diff[sl]
-        a = _bits(ha, n, k)
-        b = _bits(hb, n, k)
-        q = _bits(pm, n, k - 1) if seq is None else np.full((len(ha), 1), seq[st.rnd] - 1, np.int64)
-        rest_a = ha[:, None] & ~(np.int64(1) << a)                    # (m, k)
-        rest_b = hb[:, None] & ~(np.int64(1) << b)
-        out = np.sign(a[:, :, None] - b[:, None, :])                  # (m, k, k)
-        d = diff[:, None, None] + out * pot[:, None, None]
-        kept = pot[:, None, None] * ((out == 0) & carry)              # not the last round here
-        left = pm[:, None] & ~(np.int64(1) << q)                      # (m, r)
-        key = _pack(rest_a[:, :, None, None], rest_b[:, None, :, None],
-                    kept[..., None] + q[:, None, None, :] + 1, left[:, None, None, :], d[..., None])
-        found.append(np.unique(key))
+        count = _successor_keys(st.ha[sl], st.hb[sl], st.pot[sl], st.pm[sl], st.diff[sl], n, fixed_q,
+                                rules.tie == "carry", cards.rank, scratch)
+        found.append(_distinct(scratch[:count]))
         held += len(found[-1])
         if held > max_rows:  # chunks overlap: merge before judging
-            found = [np.unique(np.concatenate(found))]
+            found = [_distinct(np.concatenate(found))]
             held = len(found[0])
             if held > max_rows:
                 raise ValueError(f"round {st.rnd + 1} has more decision states than the {max_rows:,} rows "
                                  f"allowed: export fewer rounds, an earlier --level, or raise --max-rows")
-    return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
+    return found[0] if len(found) == 1 else _distinct(np.concatenate(found))
 
 
-def _sorted_round(rnd, k, keys, cards: _Cards) -> _Round:
-    ha, hb, pot, pm, diff = _unpack(keys)
-    order = np.lexsort((diff, cards.lex[pm], pot, cards.lex[hb], cards.lex[ha]))
-    return _Round(rnd, k, ha[order], hb[order], pot[order], pm[order], diff[order])
+def _round_of(rnd, k, keys, cards: _Cards, hidden: int) -> _Round:
+    """The states of sorted ``keys`` (round ``rnd``, ``k`` cards a hand, ``hidden`` prizes hidden)."""
+    return _Round(rnd, k, cards.unrank[k][keys >> _SH_A], cards.unrank[k][(keys >> _SH_B) & _M11],
+                  (keys >> _SH_POT) & 127, cards.unrank[hidden][(keys >> _SH_PM) & _M11], (keys & 255) - 128)
 
 
 def _walk(rules: Rules, rounds=None, level=None, max_rows: int = DEFAULT_MAX_ROWS, cards: _Cards | None = None):
@@ -211,11 +236,12 @@ def _walk(rules: Rules, rounds=None, level=None, max_rows: int = DEFAULT_MAX_ROW
     full = (1 << n) - 1
     seq = rules.sequence
     shown = np.arange(1, n + 1, dtype=np.int64) if seq is None else np.array([seq[0]], np.int64)
-    z = np.zeros(len(shown), np.int64)
-    keys = np.unique(_pack(z + full, z + full, shown, full & ~(np.int64(1) << (shown - 1)), z))
+    start = cards.rank[full]
+    keys = _distinct((start << _SH_A) | (start << _SH_B) | (shown << _SH_POT)
+                     | (cards.rank[full & ~(np.int64(1) << (shown - 1))] << _SH_PM) | 128)
     out, rows = [], 0
     for rnd in range(1, last + 1):
-        st = _sorted_round(rnd, n - rnd + 1, keys, cards)
+        st = _round_of(rnd, n - rnd + 1, keys, cards, n - rnd)
         if rnd >= first:
             if rows + len(st.ha) > max_rows:
                 raise ValueError(f"round {rnd} alone has {len(st.ha):,} decision states, more than the "
@@ -224,7 +250,7 @@ def _walk(rules: Rules, rounds=None, level=None, max_rows: int = DEFAULT_MAX_ROW
             rows += len(st.ha)
         if rnd == last:
             break
-        keys = _successors(st, rules, max_rows)
+        keys = _successors(st, rules, max_rows, cards)
     return out
 
 
@@ -451,6 +477,76 @@ class ExportTable(NamedTuple):
                            self.diff[sl], self.value[sl], self.sa[sl], self.sb[sl])
 
 
+@njit(cache=True, inline="always")
+def _slot(b, mask):
+    # Fibonacci hashing of the bit pattern
+    return np.int64((b * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+
+
+@njit(cache=True)
+def _group(keys):
+    """Number the distinct values of ``keys`` (int64) in order of first appearance: ``(ids, distinct values)``."""
+    size = 1 << 10
+    while size < 2 * len(keys) and size < (1 << 22):
+        size *= 2
+    table = np.full(size, -1, np.int64)  # slot -> number, -1 when free
+    seen = np.empty(max(len(keys), 1), np.int64)
+    ids = np.empty(len(keys), np.int64)
+    count = 0
+    for r in range(len(keys)):
+        key = keys[r]
+        if r > 0 and key == keys[r - 1]:  # neighbours often share their game
+            ids[r] = ids[r - 1]
+            continue
+        i = _slot(np.uint64(key), size - 1)
+        while table[i] >= 0 and seen[table[i]] != key:
+            i = (i + 1) & (size - 1)
+        if table[i] < 0:
+            seen[count] = key
+            table[i] = count
+            count += 1
+            if 2 * count > size:  # keep the table at most half full
+                size *= 2
+                table = np.full(size, -1, np.int64)
+                for t in range(count):
+                    i = _slot(np.uint64(seen[t]), size - 1)
+                    while table[i] >= 0:
+                        i = (i + 1) & (size - 1)
+                    table[i] = t
+        ids[r] = table[i]
+    return ids, seen[:count].copy()
+
+
+def _sorted_groups(keys):
+    """``np.unique(keys, return_inverse=True)`` for int64 keys with few distinct values."""
+    ids, distinct = _group(keys)
+    order = np.argsort(distinct, kind="stable")
+    place = np.empty(len(order), np.int64)
+    place[order] = np.arange(len(order))
+    return distinct[order], place[ids]
+
+
+@njit(cache=True)
+def _spread(ginv, pinv, diff, solved, cls_a, div_a, cls_b, div_b, value, sa, sb, done):
+    """Each row's value and strategies from its game's solution (:class:`_Solved` ``solved``), as a query reads them.
+
+    The value is the stage value plus ``diff[i]`` (0 under ``win``); each
+    class's probability is shared evenly among its cards, 0 for a card not
+    in the hand. ``done[i]``: the game was solved. Outputs modified in place.
+    """
+    n = sa.shape[1]
+    for i in range(len(ginv)):
+        g = ginv[i]
+        p = pinv[i]
+        done[i] = solved.ok[g]
+        value[i] = solved.value[g] + np.float64(diff[i])
+        for c in range(n):
+            j = cls_a[p, c]
+            sa[i, c] = 0.0 + solved.x[g, j] / div_a[p, c] if j >= 0 else 0.0
+            j = cls_b[p, c]
+            sb[i, c] = 0.0 + solved.y[g, j] / div_b[p, c] if j >= 0 else 0.0
+
+
 def _round_equilibrium(solution, st: _Round, value, sa, sb):
     """Values and strategies of the states of one round into ``value``, ``sa``, ``sb`` (modified in place).
 
@@ -464,12 +560,17 @@ def _round_equilibrium(solution, st: _Round, value, sa, sb):
     if (solution.stage_solver or "numba") != "numba" or k - 1 > space.kmax:
         return done  # the HiGHS backend answers state by state
     pats = space.patterns
-    upair, pinv = np.unique((st.ha << 16) | st.hb, return_inverse=True)
-    npair = len(upair)
+    # the states are sorted by their hands: each pair of hands is a run of rows
+    new_pair = np.ones(rows, dtype=bool)
+    np.not_equal(st.ha[1:], st.ha[:-1], out=new_pair[1:])
+    new_pair[1:] |= st.hb[1:] != st.hb[:-1]
+    first = np.flatnonzero(new_pair)
+    pinv = np.cumsum(new_pair) - 1
+    npair = len(first)
     pat = np.empty(npair, np.int64)
     cls_a, cls_b = np.empty((npair, n), np.int64), np.empty((npair, n), np.int64)
     div_a, div_b = np.empty((npair, n), np.float64), np.empty((npair, n), np.float64)
-    _pair_patterns(upair >> 16, upair & 0xFFFF, n, pats.lut, LUT_OFF, pat, cls_a, div_a, cls_b, div_b)
+    _pair_patterns(st.ha[first], st.hb[first], n, pats.lut, LUT_OFF, pat, cls_a, div_a, cls_b, div_b)
     # the stage game depends on the pattern, the set left hidden, the pot, and (win) the difference;
     # under a fixed order the set is the order's and the carry index follows from the pot
     if space.random_order:
@@ -478,7 +579,7 @@ def _round_equilibrium(solution, st: _Round, value, sa, sb):
         s_prev = np.zeros(rows, np.int64)
     d = st.diff if space.win else np.zeros(rows, np.int64)
     key = (s_prev << 40) | (pat[pinv] << 16) | (st.pot << 8) | (d + 128)
-    ukey, ginv = np.unique(key, return_inverse=True)
+    ukey, ginv = _sorted_groups(key)
     g_set, g_pat, g_pot, g_d = ukey >> 40, (ukey >> 16) & ((1 << 24) - 1), (ukey >> 8) & 255, (ukey & 255) - 128
     if space.random_order:
         g_sum = space.prize_sets.set_sum[space.prize_sets.level_sets[k - 1][g_set]]
@@ -505,14 +606,9 @@ def _round_equilibrium(solution, st: _Round, value, sa, sb):
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         prev = level_view(space, tables, k - 1, np.unique(g_set[lo:hi]).tolist())
         _solve_games(game, prev, k, games.part(slice(lo, hi)), shapes, out.part(slice(lo, hi)))
-    g_value, x_out, y_out, ok = out
-    done = ok[ginv]
     # Solution.query: the stage value plus the difference (points), each class's probability shared evenly
-    value[:] = g_value[ginv] + (0 if space.win else st.diff)
-    for cls, div, strat, out in ((cls_a, div_a, x_out, sa), (cls_b, div_b, y_out, sb)):
-        c = cls[pinv]
-        p = strat[ginv[:, None], np.maximum(c, 0)]
-        out[:] = np.where(c >= 0, 0.0 + p / div[pinv], 0.0)
+    _spread(ginv, pinv, np.zeros(rows, np.int64) if space.win else st.diff, out, cls_a, div_a, cls_b, div_b,
+            value, sa, sb, done)
     return done
 
 
@@ -642,85 +738,289 @@ def cards_from_mask(mask: int, order=None) -> tuple:
     return tuple(c for c in (order or range(1, 14)) if mask >> (c - 1) & 1)
 
 
+# -- CSV: every number as Python's "%.17g" writes it, in a kernel ------------------------------------------------
+
+#: 5**s and 10**s as uint64 (the exact "%.17g" arithmetic)
+_POW5 = np.array([5 ** s for s in range(28)], np.uint64)
+_POW10 = np.array([10 ** s for s in range(20)], np.uint64)
+#: "00".."99"
+_DIGITS2 = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8).copy()
+#: bytes of the longest "%.17g" text ("-1.2345678901234567e-308")
+_FLOAT_TEXT = 24
+#: CSV rows assembled at a time into one reused buffer
+_CSV_ROWS = 1 << 14
+#: numbers whose text the CSV kernel keeps at a time (a direct-mapped cache)
+_CACHE_SLOTS = 1 << 16
+
+
+class _Digits(NamedTuple):
+    """Tables and scratch of :func:`_g17`: ``pow5``, ``pow10``, ``digits2`` (module constants), ``dig`` (18 bytes)."""
+
+    pow5: np.ndarray
+    pow10: np.ndarray
+    digits2: np.ndarray
+    dig: np.ndarray
+
+
+def _digits() -> _Digits:
+    return _Digits(_POW5, _POW10, _DIGITS2, np.empty(18, np.uint8))
+
+
 @njit(cache=True, inline="always")
-def _slot(b, mask):
-    # Fibonacci hashing of the bit pattern
-    return np.int64((b * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+def _mul128(a, b):
+    """``a * b`` of two uint64 as ``(high, low)`` uint64 words."""
+    m32 = np.uint64(0xFFFFFFFF)
+    a_lo, a_hi = a & m32, a >> np.uint64(32)
+    b_lo, b_hi = b & m32, b >> np.uint64(32)
+    ll, lh, hl = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo
+    mid = (ll >> np.uint64(32)) + (lh & m32) + (hl & m32)
+    return a_hi * b_hi + (lh >> np.uint64(32)) + (hl >> np.uint64(32)) + (mid >> np.uint64(32)), \
+        (ll & m32) | (mid << np.uint64(32))
 
 
-@njit(cache=True)
-def _float_ids(bits, repeat_from):
-    """Number the distinct float64 bit patterns of ``bits`` (rows, m), uint64: ``(ids, distinct patterns)``.
+@njit(cache=True, inline="always")
+def _g17_handles(b):
+    """True when :func:`_g17` writes the float64 of bit pattern ``b`` itself.
 
-    When columns ``repeat_from:`` of a row equal those of the row before
-    (rows that share a stage game repeat their strategies), they take its
-    numbers without a look-up.
+    Zeros, infinities, NaN and magnitudes in [2**-33, 2**49): there the
+    decimal exponent E lies in -10..14, so ``value * 10**(16 - E)`` is a
+    product ``m * 5**s`` (s <= 27) of 53 and 63 bits shifted right by less
+    than 64 bits: exact in two 64-bit words.
     """
-    rows, m = bits.shape
-    ids = np.empty((rows, m), np.int64)
-    size = 1 << 16
-    table = np.full(size, -1, np.int64)  # slot -> number, -1 when free
-    seen = np.empty(1 << 12, np.uint64)  # number -> bit pattern
-    count = 0
-    for r in range(rows):
-        upto = m
-        if r > 0:
-            upto = repeat_from
-            for j in range(repeat_from, m):
-                if bits[r, j] != bits[r - 1, j]:
-                    upto = m
-                    break
-            if upto < m:
-                for j in range(repeat_from, m):
-                    ids[r, j] = ids[r - 1, j]
-        for j in range(upto):
-            b = bits[r, j]
-            i = _slot(b, size - 1)
-            while table[i] >= 0 and seen[table[i]] != b:
-                i = (i + 1) & (size - 1)
-            if table[i] >= 0:
-                ids[r, j] = table[i]
-                continue
-            if count == len(seen):
-                grown = np.empty(2 * len(seen), np.uint64)
-                grown[:count] = seen[:count]
-                seen = grown
-            seen[count] = b
-            table[i] = count
-            ids[r, j] = count
-            count += 1
-            if 2 * count > size:  # keep the table at most half full
-                size *= 2
-                table = np.full(size, -1, np.int64)
-                for t in range(count):
-                    i = _slot(seen[t], size - 1)
-                    while table[i] >= 0:
-                        i = (i + 1) & (size - 1)
-                    table[i] = t
-    return ids, seen[:count].copy()
+    ex = (b >> np.uint64(52)) & np.uint64(0x7FF)
+    return (b << np.uint64(1)) == 0 or ex == 0x7FF or (1023 - 33 <= ex and ex < 1023 + 49)
 
 
 @njit(cache=True)
-def _csv_text(ids, buf, start):
-    """CSV lines of token rows: row ``r`` is tokens ``ids[r, :]`` joined by commas; token ``t`` is ``buf[start[t]:start[t + 1]]``."""
-    rows, m = ids.shape
-    total = 0
-    for r in range(rows):
-        for j in range(m):
-            t = ids[r, j]
-            total += start[t + 1] - start[t]
-    total += rows * m  # m - 1 commas and a newline a row
-    out = np.empty(total, np.uint8)
+def _g17(b, out, at, dg):
+    """Python's ``"%.17g" % v`` of the float64 ``v`` with bit pattern ``b`` (uint64), as bytes into ``out[at:]``.
+
+    Returns the number of bytes (0 for NaN: pandas writes an empty field),
+    or -1 outside :func:`_g17_handles`. The 17 significant digits are
+    ``value * 10**(16 - E)`` rounded half to even, computed exactly: for
+    ``value = m * 2**e``, the integer ``m * 5**s`` shifted by ``e + s`` bits,
+    its remainder against half of ``2**-(e + s)``.
+    """
+    if not _g17_handles(b):
+        return -1  # before writing anything
+    neg = (b >> np.uint64(63)) != 0
+    ex = np.int64((b >> np.uint64(52)) & np.uint64(0x7FF))
+    frac = b & np.uint64(0xFFFFFFFFFFFFF)
+    p = at
+    if ex == 0x7FF and frac != 0:
+        return 0
+    if neg:
+        out[p] = 45  # '-'
+        p += 1
+    if ex == 0x7FF:
+        out[p], out[p + 1], out[p + 2] = 105, 110, 102  # inf
+        return p + 3 - at
+    if ex == 0 and frac == 0:
+        out[p] = 48
+        return p + 1 - at
+    m = frac | np.uint64(1 << 52)
+    e = ex - 1075  # value = m * 2**e
+    E = np.int64(np.floor((e + 52) * 0.30102999566398120))  # floor(log10(value)) or one less
+    lo10, hi10 = dg.pow10[16], dg.pow10[17]
+    D = rem = half = np.uint64(0)
+    for _ in range(3):
+        s = 16 - E
+        ph, pl = _mul128(m, dg.pow5[s])
+        r = -(e + s)  # value * 10**s = m * 5**s / 2**r, 0 < r < 64 in range
+        D = (ph << np.uint64(64 - r)) | (pl >> np.uint64(r))
+        rem = pl & ((np.uint64(1) << np.uint64(r)) - np.uint64(1))
+        half = np.uint64(1) << np.uint64(r - 1)
+        if (ph >> np.uint64(r)) != 0 or D >= hi10:
+            E += 1
+        elif D < lo10:
+            E -= 1
+        else:
+            break
+    if rem > half or (rem == half and (D & np.uint64(1)) == np.uint64(1)):  # half to even, as dtoa rounds
+        D += np.uint64(1)
+        if D == hi10:
+            D = lo10
+            E += 1
+    dig = dg.dig
+    q = D
+    for i in range(16, 0, -2):  # digits 15..16, 13..14, ..., 1..2, then digit 0
+        two = np.int64(q % np.uint64(100))
+        q //= np.uint64(100)
+        dig[i - 1], dig[i] = dg.digits2[2 * two], dg.digits2[2 * two + 1]
+    dig[0] = 48 + np.int64(q)
+    nz = 17  # significant digits once trailing zeros go, as %g drops them
+    while nz > 1 and dig[nz - 1] == 48:
+        nz -= 1
+    if -4 <= E < 17:  # %g's fixed notation
+        if E >= 0:
+            for j in range(E + 1):
+                out[p] = dig[j] if j < nz else 48
+                p += 1
+            if nz > E + 1:
+                out[p] = 46
+                p += 1
+                for j in range(E + 1, nz):
+                    out[p] = dig[j]
+                    p += 1
+        else:
+            out[p], out[p + 1] = 48, 46  # "0."
+            p += 2
+            for j in range(-E - 1):
+                out[p] = 48
+                p += 1
+            for j in range(nz):
+                out[p] = dig[j]
+                p += 1
+        return p - at
+    out[p] = dig[0]
+    p += 1
+    if nz > 1:
+        out[p] = 46
+        p += 1
+        for j in range(1, nz):
+            out[p] = dig[j]
+            p += 1
+    out[p], out[p + 1] = 101, 45 if E < 0 else 43  # e-, e+
+    a = -E if E < 0 else E
+    out[p + 2], out[p + 3] = dg.digits2[2 * a], dg.digits2[2 * a + 1]  # |E| < 100 in range
+    return p + 4 - at
+
+
+@njit(cache=True)
+def _g17_all(bits, out, at, dg):
+    """:func:`_g17` of each bit pattern into ``out[at[i]:]`` (modified in place); the lengths (tests use it)."""
+    lens = np.empty(len(bits), np.int64)
+    for i in range(len(bits)):
+        lens[i] = _g17(bits[i], out, at[i], dg)
+    return lens
+
+
+@njit(cache=True)
+def _unhandled(bits, found):
+    """How many of the bit patterns ``bits`` :func:`_g17` leaves; the first ``len(found)`` into ``found`` (in place)."""
+    count = 0
+    for i in range(len(bits)):
+        if not _g17_handles(bits[i]):
+            if count < len(found):
+                found[count] = bits[i]
+            count += 1
+    return count
+
+
+def _spare_numbers(cols) -> np.ndarray:
+    """The distinct bit patterns of the float64 arrays ``cols`` that :func:`_g17` leaves, sorted."""
+    parts = []
+    for col in cols:
+        bits = col.reshape(-1).view(np.uint64)
+        found = np.empty(1024, np.uint64)
+        count = _unhandled(bits, found)
+        if count > len(found):
+            found = np.empty(count, np.uint64)
+            _unhandled(bits, found)
+        parts.append(found[:count])
+    return np.unique(np.concatenate(parts))
+
+
+class _TextCache(NamedTuple):
+    """The text of recently written numbers, one 32-byte slot each (a direct-mapped cache).
+
+    Slot ``i``: bytes 0..7 the number's bit pattern (``key[i]`` views them as
+    uint64), byte 8 its text's length (255: empty), bytes 9.. the text
+    (``slot``: uint8, shape (slots, 32)). ``spare_key``/``spare_text``/``spare_start``:
+    the numbers :func:`_g17` leaves, formatted by Python, keys sorted.
+    """
+
+    slot: np.ndarray
+    key: np.ndarray
+    spare_key: np.ndarray
+    spare_text: np.ndarray
+    spare_start: np.ndarray
+
+
+#: where a slot's text starts, and the longest text a slot holds (the in-range numbers need 23)
+_SLOT_TEXT = 9
+_SLOT_EMPTY = 255
+
+
+def _text_cache(spare, text) -> _TextCache:
+    slot = np.zeros((_CACHE_SLOTS, 32), np.uint8)
+    slot[:, 8] = _SLOT_EMPTY
+    start = np.zeros(len(text) + 1, np.int64)
+    np.cumsum([len(t) for t in text], out=start[1:])
+    return _TextCache(slot, slot.view(np.uint64)[:, 0], spare, np.frombuffer(b"".join(text) or b"\0", np.uint8),
+                      start)
+
+
+@njit(cache=True)
+def _put_spare(b, cache, out, at):
+    """The Python-formatted text of bit pattern ``b`` into ``out[at:]``; the next position."""
+    j = np.searchsorted(cache.spare_key, b)
+    for q in range(cache.spare_start[j], cache.spare_start[j + 1]):
+        out[at] = cache.spare_text[q]
+        at += 1
+    return at
+
+
+@njit(cache=True)
+def _csv_rows(lead, buf, start, value, sa, sb, cache, dg, out):
+    """CSV lines into ``out`` (modified in place); the number of bytes.
+
+    Row ``r``: the tokens ``lead[r, :]`` (token ``t`` is ``buf[start[t]:start[t + 1]]``), then ``value[r]``,
+    ``sa[r, :]``, ``sb[r, :]`` (float64 bit patterns, uint64) as "%.17g" text, joined by commas. A number
+    is looked up in ``cache`` (a :class:`_TextCache`, modified in place) and formatted only when missing;
+    a row whose strategies repeat the row before's (a stage game shared) copies their text.
+    """
+    slot, key = cache.slot, cache.key  # locals: the loop below is the hot one
+    mask = len(key) - 1
+    n = sa.shape[1]
     at = 0
-    for r in range(rows):
-        for j in range(m):
-            t = ids[r, j]
+    seg_lo = seg_hi = 0  # the previous row's strategies' text, commas included
+    for r in range(lead.shape[0]):
+        for j in range(lead.shape[1]):
+            t = lead[r, j]
             for q in range(start[t], start[t + 1]):
                 out[at] = buf[q]
                 at += 1
-            out[at] = 44 if j < m - 1 else 10  # ',' or '\n'
+            out[at] = 44  # ','
             at += 1
-    return out
+        repeat = r > 0
+        if repeat:
+            for c in range(n):
+                if sa[r, c] != sa[r - 1, c] or sb[r, c] != sb[r - 1, c]:
+                    repeat = False
+                    break
+        for j in range(1 if repeat else 2 * n + 1):
+            if j == 1:
+                seg_lo = at
+            if j > 0:
+                out[at] = 44
+                at += 1
+            b = value[r] if j == 0 else (sa[r, j - 1] if j <= n else sb[r, j - 1 - n])
+            if b == np.uint64(0):
+                out[at] = 48  # '0'
+                at += 1
+                continue
+            i = _slot(b, mask)
+            if key[i] != b or slot[i, 8] == _SLOT_EMPTY:
+                size = _g17(b, slot[i], _SLOT_TEXT, dg)
+                if size < 0:  # one of the numbers Python formatted: not cached
+                    at = _put_spare(b, cache, out, at)
+                    continue
+                key[i] = b
+                slot[i, 8] = size
+            size = slot[i, 8]
+            for q in range(_SLOT_TEXT, _SLOT_TEXT + size):
+                out[at] = slot[i, q]
+                at += 1
+        if repeat:  # the reference text stays that of the last row written out in full
+            for q in range(seg_lo, seg_hi):
+                out[at] = out[q]
+                at += 1
+        else:
+            seg_hi = at
+        out[at] = 10  # '\n'
+        at += 1
+    return at
 
 
 def _csv_field(text: str) -> str:
@@ -728,12 +1028,8 @@ def _csv_field(text: str) -> str:
     return f'"{text}"' if "," in text else text
 
 
-def _csv_float(v: float) -> str:
-    return "" if v != v else "%.17g" % v  # pandas writes NaN as an empty field
-
-
 class _Tokens:
-    """Text of every distinct cell, each formatted once: a byte buffer and token starts."""
+    """Text of every distinct cell of the leading columns, each formatted once: a byte buffer and token starts."""
 
     def __init__(self):
         self.texts = []
@@ -750,53 +1046,55 @@ class _Tokens:
         return np.frombuffer(b"".join(encoded) or b"\0", np.uint8), start
 
 
+def _lead_columns(table: ExportTable, tok: _Tokens):
+    """For each leading column, a function of a row slice giving its token numbers in ``tok``."""
+    cols = []
+    for arr, sets in ((table.rnd, None), (table.k, None), (None, table.hand_a), (None, table.hand_b),
+                      (table.pot, None), (None, table.prizes), (table.diff, None)):
+        if sets is None:
+            lo, hi = int(arr.min()), int(arr.max())
+            if hi - lo < 1 << 16:  # a token for every whole number between
+                shift = tok.add([str(v) for v in range(lo, hi + 1)]) - lo
+                cols.append(lambda sl, arr=arr, shift=shift: arr[sl].astype(np.int64) + shift)
+            else:
+                u, inv = np.unique(arr, return_inverse=True)
+                ids = inv.reshape(-1) + tok.add([str(int(v)) for v in u.tolist()])
+                cols.append(lambda sl, ids=ids: ids[sl])
+        else:
+            codes, lut = sets
+            used = np.flatnonzero(np.bincount(codes, minlength=len(lut)))
+            where = np.zeros(max(len(lut), 1), np.int64)
+            where[used] = np.arange(len(used)) + tok.add([_csv_field(",".join(map(str, lut[c])))
+                                                          for c in used.tolist()])
+            cols.append(lambda sl, codes=codes, where=where: where[codes[sl]])
+    return cols
+
+
 def _csv_chunks(table: ExportTable):
-    """The CSV text of ``table`` (header first), as byte arrays of at most :data:`_CHUNK_ROWS` rows each."""
+    """The CSV text of ``table`` (header first), as byte arrays of at most :data:`_CSV_ROWS` rows each.
+
+    Each array is valid until the next is asked for (one buffer serves them all).
+    """
     yield (",".join(table.columns) + "\n").encode()
     rows = len(table)
     if not rows:
         return
     tok = _Tokens()
-    cols = []
-    for arr, sets in ((table.rnd, None), (table.k, None), (None, table.hand_a), (None, table.hand_b),
-                      (table.pot, None), (None, table.prizes), (table.diff, None)):
-        if sets is None:
-            u, inv = np.unique(arr, return_inverse=True)
-            cols.append(inv.reshape(-1) + tok.add([str(int(v)) for v in u.tolist()]))
-        else:
-            codes, lut = sets
-            used = np.unique(codes)
-            where = np.zeros(max(len(lut), 1), np.int64)
-            where[used] = np.arange(len(used))
-            base = tok.add([_csv_field(",".join(map(str, lut[c]))) for c in used.tolist()])
-            cols.append(where[codes] + base)
-    floats = np.empty((rows, 1 + 2 * table.n))
-    floats[:, 0] = table.value
-    floats[:, 1:1 + table.n] = table.sa
-    floats[:, 1 + table.n:] = table.sb
-    fid, distinct = _float_ids(floats.view(np.uint64), 1)
+    lead = _lead_columns(table, tok)
     buf, start = tok.buffer()
-    # the distinct numbers in one formatting call, NUL after each: the text of every token at once
-    values = distinct.view(np.float64)
-    text = np.frombuffer((("%.17g\0" * len(values)) % tuple(values.tolist())).encode(), np.uint8)
-    ends = np.flatnonzero(text == 0)
-    fstart = np.concatenate([[0], ends + 1])
-    keep = np.ones(len(text), bool)
-    keep[ends] = False
-    fstart = fstart - np.arange(len(fstart))  # positions once the NULs are dropped
-    nan = np.isnan(values)
-    if nan.any():  # pandas writes NaN as an empty field
-        values_text = [_csv_float(v) for v in values.tolist()]
-        fid += tok.add(values_text)
-        buf, start = tok.buffer()
-    else:
-        fid += len(start) - 1
-        buf = np.concatenate([buf[:start[-1]], text[keep]])
-        start = np.concatenate([start[:-1], start[-1] + fstart])
-    lead = np.stack(cols, axis=1)
-    for lo in range(0, rows, _CHUNK_ROWS):
-        sl = slice(lo, lo + _CHUNK_ROWS)
-        yield _csv_text(np.ascontiguousarray(np.concatenate([lead[sl], fid[sl]], axis=1)), buf, start)
+    floats = tuple(np.ascontiguousarray(a, np.float64) for a in (table.value, table.sa, table.sb))
+    spare = _spare_numbers(floats)  # subnormals, tiny and huge numbers: Python writes them
+    text = [("%.17g" % v).encode() for v in spare.view(np.float64).tolist()]
+    cache = _text_cache(spare, text)
+    widest = int(np.diff(start).max()) if len(start) > 1 else 0
+    row_bytes = 7 * (widest + 1) + (1 + 2 * table.n) * (_FLOAT_TEXT + 1)
+    out = np.empty(min(rows, _CSV_ROWS) * row_bytes, np.uint8)
+    dg = _digits()
+    for lo in range(0, rows, _CSV_ROWS):
+        sl = slice(lo, lo + _CSV_ROWS)
+        ids = np.stack([col(sl) for col in lead], axis=1)
+        size = _csv_rows(ids, buf, start, *(a[sl].view(np.uint64) for a in floats), cache, dg, out)
+        yield out[:size]
 
 
 def _arrow_table(table: ExportTable, schema_meta):
