@@ -20,7 +20,13 @@ _ESTIMATE_S = {"solve": 40, "evaluate": 80}
 def _kernels(command, rules):
     """The largest compiled kernels ``command`` calls under ``rules``: if these are cached, the rest are too."""
     from gops_solver.engine import induction
-    kernels = [induction._win_kernel if rules.objective == "win" else induction._points_kernel]
+    from gops_solver.game.encoding import full_space
+    win = rules.objective == "win"
+    # a small game is solved by the serial twins (every game above 8 cards is large: no space built)
+    if rules.n <= 8 and induction.is_small(full_space(rules)):
+        kernels = [induction._win_serial if win else induction._points_serial]
+    else:
+        kernels = [induction._win_kernel if win else induction._points_kernel]
     if command == "evaluate":
         from gops_solver.analysis import evaluate
         kernels += [evaluate._expand_chunks, evaluate._values]
