@@ -190,7 +190,7 @@ def _solve_lanes(lanes, na, nb, failed_game):
 def _flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
     """Build (:func:`_build_lanes`) and solve the queued games, keep each pot's value, make the queued additions; return the failures."""
     q = lanes.i[_ICNT]
-    _build_lanes(lanes, outc, na if q > 0 else 0, nb, toff, nt if q > 0 else 0)  # nothing to build when none queued
+    _build_lanes(lanes, outc, np.int64(na if q > 0 else 0), nb, toff, np.int64(nt if q > 0 else 0))  # nothing to build when none queued
     fails = _solve_lanes(lanes, na, nb, failed_game)
     for lane in range(q):
         pot = lanes.i[_IKEY + lane]
@@ -372,7 +372,7 @@ def _points_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_ga
         tied = np.empty(MAX_CARDS, dtype=np.int64)
         toff = np.empty(MAX_CARDS, dtype=np.int64)
         tv = np.empty(MAX_CARDS, dtype=np.float64)
-        nt = points_tied(game, k, stage, tied)
+        nt = np.int64(points_tied(game, k, stage, tied))  # int64: one specialisation of the queue's functions
         for t in range(nt):
             a = tied[t] // nb
             toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
