@@ -574,7 +574,7 @@ def _keep_failed(M, na, nb, failed_game):
             failed_game[2 + a * nb + b] = M[a, b]
 
 
-def _serial_twin(dispatcher, name):
+def serial_twin(dispatcher, name):
     """``dispatcher``'s Python function compiled again without ``parallel=True``, cached under ``name``.
 
     numba keeps one cache index per function (named by its qualified name
@@ -601,8 +601,8 @@ def is_small(space) -> bool:
     return sum(space.size(k) for k in range(space.kmax + 1)) <= SERIAL_MAX_ENTRIES
 
 
-_points_serial = _serial_twin(_points_kernel, "_points_serial")
-_win_serial = _serial_twin(_win_kernel, "_win_serial")
+_points_serial = serial_twin(_points_kernel, "_points_serial")
+_win_serial = serial_twin(_win_kernel, "_win_serial")
 
 _SERIAL = {}
 
