@@ -6,6 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from gops_solver import Rules
+from gops_solver.engine import induction
+from gops_solver.engine.tables import game_axes, level_axes, level_table
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.encoding import full_space
+
 
 NOTICE = "compiling the solver's kernels once"
 GOPS = [sys.executable, "-c", "from gops_solver.cli.entry import main; main()"]
@@ -29,10 +38,31 @@ def test_notice_on_empty_cache_only(tmp_path):
     assert warm.returncode == 0, warm.stderr
     assert NOTICE not in warm.stderr and NOTICE not in warm.stdout
     assert json.loads(warm.stdout)["value"] == 0
-    # the win kernel is another kernel: not compiled by a points solve, so a win solve still announces it
+    # a small game is solved by the serial twin of the points kernel: neither the parallel kernel
+    # nor any win kernel is compiled
     index = [p.name for p in Path(tmp_path).rglob("*.nbi")]
-    assert any("_points_kernel" in name for name in index)
-    assert not any("_win_kernel" in name for name in index)
+    assert any("_points_serial" in name for name in index)
+    assert not any("_points_kernel" in name or "_win_" in name for name in index)
+
+
+@pytest.mark.parametrize("objective", ["points", "win"])
+def test_serial_twin_same_bits(objective):
+    # a small game's levels are filled by the serial twins, a large one's by the parallel kernels:
+    # the same positions give the same table, bit for bit, either way
+    space = full_space(Rules(5, "carry", objective))
+    assert induction.is_small(space)
+    tables, _ = induction.run_induction(space)
+    game = game_axes(space)
+    for k in range(1, 6):
+        level = level_axes(space, k)
+        prev = level_table(space, k - 1, tables[k - 1])
+        ps = induction.deal(np.arange(len(level.canonical), dtype=np.int64), 2)
+        R = np.full(space.size(k), np.nan)
+        fails = np.zeros(len(ps), np.int64)
+        induction.level_kernel(game, level, prev, ps, R, np.zeros(len(ps), np.int64), fails,
+                               np.zeros(2 + MAX_CARDS * MAX_CARDS), False)
+        assert not fails.any()
+        assert R.tobytes() == tables[k].tobytes()
 
 
 def test_quiet_and_the_environment_turn_the_notice_off(tmp_path):

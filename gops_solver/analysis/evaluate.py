@@ -40,6 +40,7 @@ from gops_solver.analysis._common import (Evaluation, Outcome, check_rules, chec
                                           prize_sequence, solution_for)
 from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, unpack_key
+from gops_solver.engine.induction import serial_twin
 from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Seats, Strategy, View, make_strategy,
                          policy, policy_rows)
 
@@ -382,6 +383,20 @@ class _Seat:
         return self.code, self.keys, self.probs
 
 
+#: Decks of at most this many cards are evaluated by the serial twins of the parallel kernels: there the
+#: threads save little, and the parallel kernels' compile costs a first run several times the serial ones'.
+SERIAL_MAX_CARDS = 8
+
+_expand_chunks_serial = serial_twin(_expand_chunks, "_expand_chunks_serial")
+_values_serial = serial_twin(_values, "_values_serial")
+_SERIAL_TWINS = {_expand_chunks: _expand_chunks_serial, _values: _values_serial}
+
+
+def _kernel(parallel, n):
+    """``parallel`` or, for a deck of ``n`` <= :data:`SERIAL_MAX_CARDS` cards, its serial twin (the same values)."""
+    return _SERIAL_TWINS.get(parallel, parallel) if n <= SERIAL_MAX_CARDS else parallel
+
+
 def _seats(sa, sb):
     """:class:`~.strategies.Seats` and the two seats' equilibrium tables (B is a copy of A when None)."""
     sb = sb if sb is not None else sa
@@ -428,7 +443,7 @@ def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt):
     play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, relabel, rules.objective == "win",
                 mode_b, reuse, *nxt)
     while True:
-        check_status(_expand_chunks(play, seats, eq_a, eq_b, keys, probs, starts, ends, HK, HV, used))
+        check_status(_kernel(_expand_chunks, n)(play, seats, eq_a, eq_b, keys, probs, starts, ends, HK, HV, used))
         if np.array_equal(starts, ends):
             break
         HK2, HV2 = np.full((chunks, 2 * slots), EMPTY, np.int64), np.zeros((chunks, 2 * slots))
@@ -508,7 +523,7 @@ def best_response_tables(rules, sa, keep_diff, tick=None):
         play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, _relabelling(sa, None),
                     rules.objective == "win", MODE_BEST, False, *hashed(*tables[k - 1]))
         seats, eq_a, _ = _seats(sa, None)
-        check_status(_values(play, seats, eq_a, levels[k], vals))
+        check_status(_kernel(_values, rules.n)(play, seats, eq_a, levels[k], vals))
         tables[k] = (levels[k], vals)
         if tick is not None:
             tick()

@@ -13,19 +13,26 @@ from __future__ import annotations
 import os
 import sys
 
-#: CPU seconds a cold run of each command took, rounded (benchmarks/coldstart.py: solve 42 s; evaluate 86-89 s
-#: before the solve kernel was split by objective, which saved the solve about 10 s)
-_ESTIMATE_S = {"solve": 40, "evaluate": 80}
+#: CPU seconds a cold run of each command took, rounded, for a small game (serial kernels) and a large one
+#: (benchmarks/coldstart.py: n = 6 solve 18-22 s, evaluate 36 s; parallel kernels: solve 42 s, evaluate 86-89 s)
+_ESTIMATE_S = {("solve", True): 20, ("evaluate", True): 35, ("solve", False): 40, ("evaluate", False): 80}
 
 
 def _kernels(command, rules):
-    """The largest compiled kernels ``command`` calls under ``rules``: if these are cached, the rest are too."""
+    """The largest compiled kernels ``command`` calls under ``rules`` (if these are cached, the rest are too), and whether the game is small."""
     from gops_solver.engine import induction
-    kernels = [induction._win_kernel if rules.objective == "win" else induction._points_kernel]
+    from gops_solver.game.encoding import full_space
+    win = rules.objective == "win"
+    # a small game is solved by the serial twins (every game above 8 cards is large: no space built)
+    small = rules.n <= 8 and induction.is_small(full_space(rules))
+    if small:
+        kernels = [induction._win_serial if win else induction._points_serial]
+    else:
+        kernels = [induction._win_kernel if win else induction._points_kernel]
     if command == "evaluate":
         from gops_solver.analysis import evaluate
-        kernels += [evaluate._expand_chunks, evaluate._values]
-    return kernels
+        kernels += [evaluate._kernel(evaluate._expand_chunks, rules.n), evaluate._kernel(evaluate._values, rules.n)]
+    return kernels, small
 
 
 def is_cached(dispatcher) -> bool:
@@ -72,8 +79,9 @@ def compile_notice(command, rules, stream=None):
     """
     if os.environ.get("GOPS_COMPILE_NOTICE", "1") == "0":
         return False
-    if all(is_cached(k) for k in _kernels(command, rules)):
+    kernels, small = _kernels(command, rules)
+    if all(is_cached(k) for k in kernels):
         return False
-    print(f"compiling the solver's kernels once (about {_ESTIMATE_S[command]} s; later runs reuse them)...",
+    print(f"compiling the solver's kernels once (about {_ESTIMATE_S[command, small]} s; later runs reuse them)...",
           file=stream or sys.stderr, flush=True)
     return True

@@ -24,6 +24,7 @@ the entries of the sets they leave hidden (:func:`_build_lanes`).
 
 from __future__ import annotations
 
+import types
 from typing import NamedTuple
 
 import llvmlite.binding as llvm
@@ -189,7 +190,7 @@ def _solve_lanes(lanes, na, nb, failed_game):
 def _flush(lanes, outc, na, nb, toff, nt, acc, pot_val, failed_game):
     """Build (:func:`_build_lanes`) and solve the queued games, keep each pot's value, make the queued additions; return the failures."""
     q = lanes.i[_ICNT]
-    _build_lanes(lanes, outc, na if q > 0 else 0, nb, toff, nt if q > 0 else 0)  # nothing to build when none queued
+    _build_lanes(lanes, outc, np.int64(na if q > 0 else 0), nb, toff, np.int64(nt if q > 0 else 0))  # nothing to build when none queued
     fails = _solve_lanes(lanes, na, nb, failed_game)
     for lane in range(q):
         pot = lanes.i[_IKEY + lane]
@@ -252,8 +253,22 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     The work is done by one of two compiled kernels, :func:`_points_kernel`
     or :func:`_win_kernel`: a solve compiles only its objective's (about
     half of the compile work of one kernel holding both).
+    :func:`run_induction` calls :func:`serial_level_kernel` instead for a
+    small game.
     """
     kernel = _win_kernel if game.win else _points_kernel
+    kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
+
+
+def serial_level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
+    """:func:`level_kernel` in one thread, by the objective's serial twin (:data:`SERIAL_MAX_ENTRIES`).
+
+    The same code compiled without ``parallel=True``: the loop over ``ps``
+    runs in order, each position's values are computed as in the parallel
+    kernel (no position reads another's), so the table is the same bit for
+    bit.
+    """
+    kernel = _win_serial if game.win else _points_serial
     kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
 
 
@@ -357,7 +372,7 @@ def _points_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_ga
         tied = np.empty(MAX_CARDS, dtype=np.int64)
         toff = np.empty(MAX_CARDS, dtype=np.int64)
         tv = np.empty(MAX_CARDS, dtype=np.float64)
-        nt = points_tied(game, k, stage, tied)
+        nt = np.int64(points_tied(game, k, stage, tied))  # int64: one specialisation of the queue's functions
         for t in range(nt):
             a = tied[t] // nb
             toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
@@ -559,6 +574,36 @@ def _keep_failed(M, na, nb, failed_game):
             failed_game[2 + a * nb + b] = M[a, b]
 
 
+def serial_twin(dispatcher, name):
+    """``dispatcher``'s Python function compiled again without ``parallel=True``, cached under ``name``.
+
+    numba keeps one cache index per function (named by its qualified name
+    and line), so the twin is a copy of the function object under another
+    name; its cached code never mixes with the parallel kernel's.
+    """
+    f = getattr(dispatcher, "py_func", None)
+    if f is None:  # NUMBA_DISABLE_JIT: the plain function serves
+        return dispatcher
+    twin = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
+    twin.__qualname__ = name
+    twin.__doc__ = f"{f.__name__} compiled serially (small games)."
+    twin.__module__ = f.__module__
+    return njit(cache=True)(twin)
+
+
+#: Tables of at most this many entries in all (n <= 7 carry, n <= 8 discard) are filled by the serial twins
+#: (:func:`serial_level_kernel`): there the threads save little of a solve of well under a second, and the
+#: parallel kernel's compile costs a first run several times what the serial one's does.
+SERIAL_MAX_ENTRIES = 100_000
+
+def is_small(space) -> bool:
+    """Whether :func:`run_induction` fills ``space``'s tables by the serial twins (:data:`SERIAL_MAX_ENTRIES`)."""
+    return sum(space.size(k) for k in range(space.kmax + 1)) <= SERIAL_MAX_ENTRIES
+
+
+_points_serial = serial_twin(_points_kernel, "_points_serial")
+_win_serial = serial_twin(_win_kernel, "_win_serial")
+
 _SERIAL = {}
 
 
@@ -739,7 +784,12 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
     """
     tables = list(start_tables) if start_tables else [level0_table(space)]
     game = game_axes(space)
-    kernel = _serial_kernel() if use_highs else level_kernel
+    if use_highs:
+        kernel = _serial_kernel()
+    elif is_small(space):
+        kernel = serial_level_kernel
+    else:
+        kernel = level_kernel
     games_total = 0
     failed = np.zeros(2 + MAX_CARDS * MAX_CARDS)
     for k in range(len(tables), space.kmax + 1):
@@ -750,7 +800,7 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
         # chunks of a few hundred patterns: progress updates and Ctrl-C land
         # between chunks (a running kernel cannot be interrupted)
         n_chunks = max(1, min(len(ps) // 16, max(chunks_per_level, len(ps) // 256)))
-        threads = get_num_threads()
+        threads = get_num_threads() if kernel is level_kernel else 1
         for part in np.array_split(ps, n_chunks):
             if len(part) == 0:
                 continue

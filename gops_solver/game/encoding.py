@@ -170,7 +170,7 @@ def successor(tokens, u, pa, pb, lut, lut_off, tmp):
             t = TOK_A
         tmp[m] = t
         m += 1
-    code = encode(tmp, m)
+    code = encode(tmp, np.int64(m))  # int64: one specialisation, not one for a literal 0
     if pa > pb:
         out = 1
     elif pa < pb:

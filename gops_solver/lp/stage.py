@@ -332,7 +332,7 @@ def solve_stage(M, m, n, x, y, work):
         # on stage games drawn from levels 7-9 of n = 12 than Dantzig's first
         # pick, which is column 0 (every reduced cost starts at -1).
         value, status = _simplex(
-            M, m, n, x, y, work, lo, hi, streak, cap, transpose, istar if transpose else jstar
+            M, m, n, x, y, work, lo, hi, streak, cap, transpose, np.int64(istar if transpose else jstar)  # int64: one specialisation, not one for a literal 0
         )
         if status == STAGE_OK:
             break
@@ -422,7 +422,7 @@ def _polish(M, m, n, x, y, work):
         return np.nan, STAGE_NOT_OPTIMAL
     out = np.empty(k + 1)
     for attempt in range(2):
-        v = _solve_support(M, rows, cols, k, attempt == 1, out, work)
+        v = _solve_support(M, rows, cols, np.int64(k), attempt == 1, out, work)
         if np.isnan(v):
             return np.nan, STAGE_NOT_OPTIMAL
         tot = 0.0
