@@ -73,3 +73,17 @@ def test_quiet_and_the_environment_turn_the_notice_off(tmp_path):
     env.pop("NUMBA_DISABLE_JIT", None)
     off = subprocess.run(GOPS + ["solve", "--cards", "2"], capture_output=True, text=True, env=env, timeout=900)
     assert off.returncode == 0 and NOTICE not in off.stderr
+
+
+def test_warmup_leaves_nothing_for_a_first_evaluate_to_compile(tmp_path):
+    # gops warmup on an empty cache: one line per step on stderr, then the first evaluate and solve
+    # of a small game find every kernel cached (no notice)
+    warm = _gops(["warmup"], tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    steps = [line.split()[0] for line in warm.stderr.splitlines() if line.startswith("  ")]
+    assert steps == ["solve", "solve", "queries", "exact", "simulation"] and warm.stdout == ""
+    first = _gops(["evaluate", "--a", "match", "--cards", "6", "--tie", "discard"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert NOTICE not in first.stderr and "vs equilibrium" in first.stdout
+    solve = _gops(["solve", "--cards", "6", "--objective", "win"], tmp_path)
+    assert solve.returncode == 0 and NOTICE not in solve.stderr

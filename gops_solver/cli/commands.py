@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import click
 
@@ -28,7 +29,7 @@ _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few se
 
 
 #: ``gops --help`` lists the commands by what they are for; a command missing here is listed under "Other"
-COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify")),
+COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify", "warmup")),
                     ("Analyse strategies", ("evaluate", "simulate")),
                     ("Play", ("play",)),
                     ("Export and explore", ("export", "explore")))
@@ -665,3 +666,13 @@ def _match_info(rules, as_json, as_csv):
 
 from gops_solver.cli._export import export as _export  # noqa: E402  (its own module: one concern each)
 cli.add_command(_export)
+
+
+@cli.command()
+def warmup():
+    """Compile the solver's kernels once now (about a minute), so first runs start at once."""
+    from gops_solver.analysis.warmup import warm_up
+    click.echo("compiling the kernels of solve, query, evaluate and simulate once (later runs reuse them)", err=True)
+    t0 = time.perf_counter()
+    warm_up(lambda step, seconds: click.echo(f"  {step:<24} {seconds:6.1f} s", err=True))
+    click.echo(f"ready in {time.perf_counter() - t0:.1f} s", err=True)
