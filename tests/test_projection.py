@@ -11,9 +11,11 @@ from gops_solver.cli.commands import cli
 from gops_solver.engine.projection import (CALIBRATION, FITS, ANCHOR_MIN_SECONDS, calibrated_seconds, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
                                     evaluation_measured, project)
 
-pytestmark = pytest.mark.nojit
+# the plain-Python pass (NUMBA_DISABLE_JIT=1) takes the small cases; the calibration checks below
+# walk whole state spaces, minutes without the kernels, and run in the jitted pass only
 
 
+@pytest.mark.nojit
 def test_figures_come_from_projected_work():
     rules = Rules(7, "carry", "win")
     w = projected_work(rules)
@@ -28,6 +30,7 @@ def test_figures_come_from_projected_work():
     assert (p.blocked_seconds, p.blocked_basis) == calibrated_seconds(rules, "blocked")
 
 
+@pytest.mark.nojit
 def test_verdicts_at_their_thresholds():
     rules = Rules(8, "carry", "win")
     p = project(rules, machine_bytes=2**40)
@@ -56,11 +59,13 @@ def test_gops_info_prints_the_projection():
     assert blocked["blocks"] == 2 ** 6 and blocked["disk_bytes"] > p.table_bytes
 
 
+@pytest.mark.nojit
 def test_duration_and_evaluation_limit():
     assert duration(40) == "40 s" and duration(600) == "10 min" and duration(9000) == "2.5 h"
     assert evaluation_measured(Rules(10)) and not evaluation_measured(Rules(11))
 
 
+@pytest.mark.nojit
 def test_block_plan_prices_each_level_at_its_measured_rate():
     # README, "Blocked solves": one core ran 1.64 M stage games per second on level-5 blocks of the
     # 13-card discard/win game and 0.26 M on level-9 blocks of the 12-card one; the stage games
