@@ -3,10 +3,11 @@
 numba compiles each kernel on its first call and caches it beside the
 sources (or in ``NUMBA_CACHE_DIR``); a first ``gops solve`` or ``gops
 evaluate`` therefore pays for the compile. Running these small games once
-fills the cache with exactly the kernels a small or medium game calls: the
-serial solve kernels of both objectives, the query path, exact evaluation
-and simulation. Large games (whose solves use the parallel kernels) compile
-those on their first solve.
+fills the cache with exactly the kernels a small game calls: the serial
+solve kernels of both objectives, the query path, exact evaluation and
+simulation. Larger games (from 6 cards under carry/win, 8 under carry/points,
+9 under discard/points; see :func:`~gops_solver.engine.induction.is_small`)
+solve with the parallel kernels and compile those on their first solve.
 """
 
 from __future__ import annotations
