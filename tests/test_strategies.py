@@ -90,3 +90,19 @@ def test_packed_keys_round_trip():
     keys = sorted(decision_key(3, 5, 1, 2, d) for d in (-3, 7, 0))
     assert [unpack_key(k)[4] for k in keys] == [-3, 0, 7]
     assert cards_of(mask_of([1, 5, 13])) == (1, 5, 13) and mask_of([]) == 0
+
+
+@pytest.mark.nojit
+def test_a_strategy_named_by_its_file(tmp_path, monkeypatch):
+    # path/to/file.py:function imports the file itself: no PYTHONPATH, any folder, a path with a colon-free name
+    folder = tmp_path / "my strategies"
+    folder.mkdir()
+    (folder / "lowbid.py").write_text("def f(view):\n    return {c: 1.0 if c == min(view.hand) else 0.0 "
+                                      "for c in view.hand}\n")
+    monkeypatch.chdir(tmp_path)
+    assert dist("my strategies/lowbid.py:f", (2, 4, 7), (1, 2, 3), 5, (1, 3)) == {2: 1.0, 4: 0.0, 7: 0.0}
+    assert dist(f"{folder}/lowbid.py:f", (2, 4, 7), (1, 2, 3), 5, (1, 3)) == {2: 1.0, 4: 0.0, 7: 0.0}
+    with pytest.raises(ValueError, match="give its file"):
+        make_strategy("missing.py:f")
+    with pytest.raises(ValueError, match="has no function"):
+        make_strategy("my strategies/lowbid.py:g")

@@ -35,7 +35,7 @@ Built-in strategies (``make_strategy(name)``):
     the optimal stage-game strategy read from a solved :class:`Solution`
     (A's strategy of the state with the player's hand as A's; for a fixed
     optimal strategy the stage solver's deterministic choice).
-``module:function``
+``module:function`` or ``path/to/file.py:function``
     a user function ``f(view) -> dict`` mapping cards of ``view.hand`` to
     probabilities (summing to 1), or a sequence of probabilities aligned
     with ``view.hand``.
@@ -441,7 +441,8 @@ def make_strategy(spec, solution=None) -> Strategy:
     Parameters
     ----------
     spec : str or Strategy
-        One of :data:`HEURISTICS`, ``"equilibrium"``, or ``"module:function"``.
+        One of :data:`HEURISTICS`, ``"equilibrium"``, ``"module:function"`` (a module on the
+        import path) or ``"path/to/file.py:function"`` (a file, imported by its path).
     solution : Solution, optional
         Required for ``"equilibrium"``: a solution of the game being played.
 
@@ -468,12 +469,12 @@ def make_strategy(spec, solution=None) -> Strategy:
             raise ValueError("strategy equilibrium needs a solution of the game: pass solution=solve(rules)")
         return Strategy("equilibrium", CODE_EQUILIBRIUM, solution=solution)
     if ":" in spec:
-        mod, _, attr = spec.strip().partition(":")
+        mod, _, attr = spec.strip().rpartition(":")
         try:
-            module = importlib.import_module(mod)
+            module = _import_file(mod) if mod.endswith(".py") else importlib.import_module(mod)
         except ImportError as exc:
             raise ValueError(f"cannot import module {mod!r} of strategy {spec}: {exc}; "
-                             f"put it on PYTHONPATH") from None
+                             f"put it on PYTHONPATH or give its file, path/to/file.py:function") from None
         except (Exception, SystemExit) as exc:  # the module's own code failed (a syntax error, a raise, exit)
             raise ValueError(f"importing module {mod!r} of strategy {spec} failed: {type(exc).__name__}: {exc}; "
                              f"fix the module") from None
@@ -486,6 +487,25 @@ def make_strategy(spec, solution=None) -> Strategy:
         return Strategy(spec.strip(), CODE_TABLE, func=func)
     raise ValueError(f"unknown strategy {spec!r}: use one of {', '.join(HEURISTICS)}, equilibrium "
                      f"or module:function")
+
+
+def _import_file(path):
+    """The module in the Python file ``path`` (``path/to/file.py:function``: no PYTHONPATH needed)."""
+    import importlib.util
+    import os
+    if not os.path.isfile(path):
+        raise ImportError(f"no file {path}")
+    name = "gops_user_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    import sys
+    sys.modules[name] = module  # so that the module's own pickling and dataclasses find it
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 #: characters of a user strategy's own message or return value that an error echoes

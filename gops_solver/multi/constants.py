@@ -1,7 +1,7 @@
 """Tolerances of the 3- and 4-player solvers, named once."""
 
 #: A stage equilibrium is accepted when no player gains more than this by a
-#: pure deviation (the contract of issue 15 and docs/rules.md).
+#: pure deviation (the contract docs/rules.md states for 3-4 players).
 DEVIATION_TOL = 1e-6
 
 #: A pure profile counts as an equilibrium when no deviation gains more than this.
