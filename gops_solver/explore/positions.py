@@ -27,6 +27,14 @@ def default_position(rules: Rules, stored: bool) -> dict:
     them revealed. Fixed order: the order decides the revealed and hidden prizes.
     """
     n = rules.n
+    m = rules.open_prizes
+    if m >= 2:
+        # open prizes: the row after the first fill, nothing carried
+        hand = list(range(1, n + 1))
+        deck = list(rules.sequence) if not rules.random_order else hand
+        row = sorted(deck[:m])
+        return {"hand_a": _cards(hand), "hand_b": _cards(hand), "pot": "0", "row": _cards(row),
+                "prizes": _cards(deck[m:]), "diff": "0"}
     k = n if stored or n <= DEFAULT_LIVE_HAND else DEFAULT_LIVE_HAND
     hand = list(range(n - k + 1, n + 1))
     if rules.random_order:
@@ -134,3 +142,48 @@ def first_round_positions(rules: Rules) -> list:
 
 def _cards(cards) -> str:
     return ",".join(str(c) for c in cards)
+
+
+def bid_label(bid) -> str:
+    """A variant's bid as the page and the API write it: ``3+5`` for a pair, ``4`` for one card."""
+    return "+".join(str(c) for c in bid) if isinstance(bid, tuple) else str(bid)
+
+
+def variant_stage_view(result) -> dict:
+    """The stage game of a variant's query over its bids (pairs of cards for two-card bids).
+
+    Parameters
+    ----------
+    result : QueryResult
+        A variant solution's answer: each row and column of ``matrix`` is one bid,
+        in the order of ``strategy_a`` and ``strategy_b``.
+
+    Returns
+    -------
+    dict
+        As :func:`stage_view`, with ``cards_a``/``cards_b`` the bids' labels
+        (``"3+5"``) and ``support_a``/``support_b`` those played; open prizes
+        add ``choices``: ``"bid_a|bid_b"`` -> the prize the winner takes.
+    """
+    bids_a, bids_b = list(result.strategy_a), list(result.strategy_b)
+    m, off = result.matrix, result.offset
+    return {"cards_a": [bid_label(b) for b in bids_a], "cards_b": [bid_label(b) for b in bids_b],
+            "matrix": [[float(m[i, j] + off) for j in range(len(bids_b))] for i in range(len(bids_a))],
+            "support_a": [bid_label(b) for b in bids_a if result.strategy_a[b] > SUPPORT_MIN_PROB],
+            "support_b": [bid_label(b) for b in bids_b if result.strategy_b[b] > SUPPORT_MIN_PROB],
+            "choices": {f"{bid_label(a)}|{bid_label(b)}": int(r) for (a, b), r in result.choices.items()}}
+
+
+def variant_first_round(rules: Rules, opening) -> dict:
+    """The first-round table of a variant from its :class:`~gops_solver.engine.base.Opening`.
+
+    One row per first reveal (the revealed prize, or the row of open prizes),
+    one column per opening bid (labels as :func:`bid_label`).
+    """
+    bids = list(opening.decisions[0].result.strategy_a)
+    rows = []
+    for d in opening.decisions:
+        rows.append({"prize": _cards(d.row) if d.row else str(d.pot), "value": float(d.result.value),
+                     "strategy": [float(d.result.strategy_a.get(b, 0.0)) for b in bids]})
+    return {"rules": {**rules.to_dict(), "match": rules.match, "draw": rules.draw}, "cards": [bid_label(b) for b in bids],
+            "rows": rows, "value": float(opening.value)}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -28,7 +29,9 @@ from fastapi.staticfiles import StaticFiles
 
 from gops_solver.game.cards import parse_cards
 from gops_solver.analysis.answer import QueryAnswer, answer_query, file_rules, query_rules
-from gops_solver.game.rules import Rules, validate_state
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.jsonout import dumps
+from gops_solver.game.rules import Rules, parse_match_score, rules_from_options, validate_state
 from gops_solver.api import solve
 from gops_solver.engine.solution import Solution, projected_work
 from . import positions
@@ -40,6 +43,9 @@ STATIC = Path(__file__).with_name("static")
 LIVE_SOLVE_LIMIT = 300_000_000
 #: sub-game solves run at once (more wait): bounds the memory live solves can take
 LIVE_SOLVES = 2
+#: largest variant solve (stage-game cells) the server starts on its own: about two minutes at the
+#: variant kernel's 3.4e7 cells a second on 2 cores (cli/_variants.py CELLS_PER_SECOND)
+LIVE_VARIANT_CELLS = 4_000_000_000
 #: answers kept in memory (each holds one small stage matrix)
 ANSWER_CACHE = 512
 _RULE_PARAMS = ("cards", "tie", "objective", "order", "match", "draw", "stage_solver")
@@ -47,6 +53,25 @@ _STATE_PARAMS = ("hand_a", "hand_b", "pot", "prizes", "diff", "game", "match_sco
 _STEP_PARAMS = ("bid_a", "bid_b", "next")
 #: the query command's variant parameters, with the value that means the classic game (None: none does)
 _VARIANT_PARAMS = {"bid_cards": 1, "open_prizes": 1, "tiebreak": "share", "row": None, "match_total": None}
+
+
+@dataclass
+class VariantAnswer:
+    """A variant's query answer: its rules, the solution's :class:`~gops_solver.engine.base.QueryResult`, the state.
+
+    ``to_dict`` is the object ``gops query --json`` prints for the same
+    options (bids as ``"3+5"``, open prizes with the ``row``).
+    """
+
+    rules: Rules
+    result: object
+    state: dict
+
+    def to_dict(self) -> dict:
+        return {**self.result.to_dict(), "rules": self.rules.to_dict(), "state": self.state}
+
+    def to_json(self) -> str:
+        return dumps(self.to_dict())
 
 
 class InputError(ValueError):
@@ -116,7 +141,7 @@ class Explorer:
         self._query = _query_command()
         # the rule options alone, for requests without a position (same click options: same messages)
         self._rule_command = click.Command("query", params=[p for p in self._query.params
-                                                             if p.name in _RULE_PARAMS])
+                                                             if p.name in _RULE_PARAMS + ("bid_cards", "open_prizes", "tiebreak")])
 
     # -- parameters -------------------------------------------------------------
     def parse(self, params, rules_only=False) -> dict:
@@ -153,13 +178,12 @@ class Explorer:
         out = dict(ctx.params)
         out.pop("solution", None)
         out.pop("as_json", None)
-        for name, classic in _VARIANT_PARAMS.items():
-            # the page and its API show the classic game: a variant asked for is refused, never ignored
-            value = out.pop(name, None)
-            if value is not None and value != classic:
-                raise InputError(f"{name}={value}: the explorer answers the classic game only; drop {name} "
-                                 f"from the address, or ask gops query --{name.replace('_', '-')} {value}")
+        for name in _VARIANT_PARAMS:
+            out.setdefault(name, None)
         if self.solution is None:
+            for name, classic in (("bid_cards", 1), ("open_prizes", 1), ("tiebreak", "share")):
+                if out.get(name) is None and getattr(self.rules, name) != classic:
+                    out[name] = getattr(self.rules, name)
             # rule options left out are those the server was started with
             for name, value in (("cards", self.rules.n), ("tie", self.rules.tie),
                                 ("objective", self.rules.objective), ("order", self.rules.order_name)):
@@ -172,16 +196,25 @@ class Explorer:
     def rules_of(self, params) -> Rules:
         """The rules a request asks for (a stored solution's rules unless it names others)."""
         p = self.parse(params, rules_only=True)
+        variant = {k: p.get(k) for k in ("bid_cards", "open_prizes", "tiebreak")}
         if self.solution is not None:
             return _checked(lambda: file_rules(self.solution.rules, self.solution_name, n=p.get("cards"),
                                                tie=p.get("tie"), objective=p.get("objective"),
-                                               order=p.get("order"), match=p.get("match"), draw=p.get("draw")))
-        return _checked(lambda: query_rules(p.get("cards"), p.get("tie"), p.get("objective"), p.get("order"),
-                                            p.get("match"), p.get("draw")))
+                                               order=p.get("order"), match=p.get("match"), draw=p.get("draw"),
+                                               **variant))
+        return _checked(lambda: rules_from_options(p.get("cards"), p.get("tie"), p.get("objective"), p.get("order"),
+                                                   p.get("match"), p.get("draw"), MAX_CARDS, **variant))
+
+    def is_variant(self, p) -> bool:
+        """Whether parsed parameters ask for a game the classic engine does not answer."""
+        if self.solution is not None and not self.solution.rules.classic:
+            return True
+        return any(p.get(k) is not None and p.get(k) != classic for k, classic in _VARIANT_PARAMS.items())
 
     # -- answers ------------------------------------------------------------------
-    def answer(self, params) -> QueryAnswer:
-        """The query answer of a request's position (cached)."""
+    def answer(self, params):
+        """The query answer of a request's position (cached): a :class:`QueryAnswer`, or a
+        :class:`VariantAnswer` for the variants (two-card bids, open prizes, tiebreak matches)."""
         p = self.parse(params)
         key = tuple(sorted((k, str(v)) for k, v in p.items() if v is not None))
         with self._lock:
@@ -195,7 +228,9 @@ class Explorer:
                 self._answers.popitem(last=False)
         return ans
 
-    def _compute(self, p) -> QueryAnswer:
+    def _compute(self, p):
+        if self.is_variant(p):
+            return self._variant(p)
         state_args = (p["hand_a"], p["hand_b"], p["pot"], p["prizes"], p["diff"])
         rule_args = {k: p[k] for k in ("cards", "tie", "objective", "order", "match", "draw")}
         live = self.solution is None and p["match"] in (None, "single")
@@ -218,6 +253,39 @@ class Explorer:
                             stage_solver=p["stage_solver"], solution=self.solution,
                             solution_name=self.solution_name, solve_match=self._full)
 
+    def _variant(self, p) -> "VariantAnswer":
+        """A variant's answer through the one solution interface (the whole game, solved once)."""
+        rules = self.rules_of([(k, str(v)) for k, v in p.items() if k in _RULE_PARAMS + ("bid_cards", "open_prizes",
+                                                                                         "tiebreak") and v is not None])
+        n = rules.n
+        if p["row"] is not None and rules.open_prizes == 1:
+            pass  # one open prize: the row is the revealed prize (fold_row checks it)
+        elif p["row"] is not None and rules.open_prizes < 2:
+            raise InputError("row is for open prizes: add open_prizes=2 or more, or drop row")
+        if rules.open_prizes >= 2 and p["row"] is None:
+            raise InputError(f"missing row: with open_prizes={rules.open_prizes} give the face-up row, "
+                             f"e.g. row=1,2")
+        ms = parse_match_score(p["match_score"])
+        if p["match_total"] is not None:
+            if rules.tiebreak != "total-score":
+                raise InputError("match_total is for the total-score tiebreak: add tiebreak=total-score or "
+                                 "drop match_total")
+            a, b = ms if isinstance(ms, tuple) else (0, 0)
+            ms = (a, b, p["match_total"])
+        sol = self._full(rules)
+        row = None if p["row"] is None else parse_cards(p["row"], n, "row")
+        where = {"game": p["game"], "match_score": ms} if rules.match != "single" else {}
+        if rules.match == "single" and (p["game"] not in (None, 1) or ms is not None):
+            raise InputError("game and match_score need a best-of match: add match=best-of-3 or drop them")
+        if row is not None:
+            where["row"] = row
+        res = sol.query(p["hand_a"], p["hand_b"], p["pot"], parse_cards(p["prizes"], n, "prizes"), p["diff"],
+                        stage_solver=p["stage_solver"], **where)
+        return VariantAnswer(rules, res, {"hand_a": sorted(parse_cards(p["hand_a"], n, "hand A")),
+                                          "hand_b": sorted(parse_cards(p["hand_b"], n, "hand B")),
+                                          "pot": int(p["pot"]), "prizes": list(parse_cards(p["prizes"], n, "prizes")),
+                                          "diff": int(p["diff"]), **({"row": sorted(row)} if row else {})})
+
     def _full(self, rules: Rules) -> Solution:
         """The whole game (or match) under ``rules``: the stored one, or solved once here."""
         if self.solution is not None and self.solution.rules == rules:
@@ -226,7 +294,10 @@ class Explorer:
             if rules in self._solved:
                 return self._solved[rules]
             games = {"session": 3}.get(rules.match, max(rules.best_of, 1))
-            _check_size(rules, f"the whole {rules.match if rules.match != 'single' else 'game'}", games)
+            if rules.bid_cards != 1 or rules.open_prizes != 1:
+                _check_variant_size(rules)
+            else:
+                _check_size(rules, f"the whole {rules.match if rules.match != 'single' else 'game'}", games)
             job = self.jobs.start(f"solving the whole {'game' if rules.match == 'single' else rules.match} "
                                   f"once ({rules.describe()})", rules.n)
             try:
@@ -240,8 +311,12 @@ class Explorer:
         """What the page shows: the query object, the stage matrix, the moves available."""
         t0 = time.perf_counter()
         ans = self.answer(params)
+        if isinstance(ans, VariantAnswer):
+            return {"query": ans.to_dict(), "stage": positions.variant_stage_view(ans.result),
+                    "rules": _rules_info(ans.rules), "stored": self.solution is not None, "variant": True,
+                    "last_round": False, "next_prizes": [], "seconds": round(time.perf_counter() - t0, 4)}
         st = ans.state
-        return {"query": ans.to_dict(), "stage": positions.stage_view(ans.result),
+        return {"query": ans.to_dict(), "variant": False, "stage": positions.stage_view(ans.result),
                 "rules": _rules_info(ans.rules), "stored": self.solution is not None,
                 "last_round": st.k == 1,
                 "next_prizes": list(st.prizes) if ans.rules.random_order else list(st.prizes[:1]),
@@ -254,6 +329,9 @@ class Explorer:
             if not extra.get(name):
                 raise InputError(f"missing {name}: choose a card for {name[-1].upper()}'s bid")
         ans = self.answer(params)
+        if isinstance(ans, VariantAnswer):
+            raise InputError(f"stepping is defined here for the classic game; for {ans.rules.describe()} edit the "
+                             f"position (hands, row, prizes, pot, diff) instead")
         out = _checked(lambda: positions.step(ans.rules, ans.state, extra["bid_a"], extra["bid_b"],
                                               extra.get("next")))
         if "position" in out:
@@ -266,6 +344,8 @@ class Explorer:
         rules = self.rules_of(params)
         p = self.parse(params, rules_only=True)
         sol = self.solution if self.solution is not None else _checked(lambda: self._full(rules))
+        if not rules.classic:
+            return {**positions.variant_first_round(rules, sol.opening()), "rules": _rules_info(rules)}
         rows = []
         for pos in positions.first_round_positions(rules):
             ans = _checked(lambda: answer_query(pos["hand_a"], pos["hand_b"], pos["pot"], pos["prizes"], 0,
@@ -284,11 +364,16 @@ class Explorer:
         rules = self.rules_of(params)
         rule_part = {"cards": str(rules.n), "tie": rules.tie, "objective": rules.objective,
                      "order": rules.order_name}
+        for name, classic in (("bid_cards", 1), ("open_prizes", 1), ("tiebreak", "share")):
+            if getattr(rules, name) != classic:
+                rule_part[name] = str(getattr(rules, name))
         if rules.match != "single":
             rule_part["match"] = rules.match
             if rules.best_of:
                 rule_part["draw"] = rules.draw
-        return urlencode({**rule_part, **positions.default_position(rules, self.solution is not None)})
+        # the variants solve the whole game once: their page opens at the start
+        stored = self.solution is not None or not rules.classic
+        return urlencode({**rule_part, **positions.default_position(rules, stored)})
 
     def info(self) -> dict:
         name = None if self.solution_name is None else Path(self.solution_name).name
@@ -308,6 +393,21 @@ def _check_size(rules: Rules, what: str, games: float = 1) -> None:
         raise InputError(f"solving {what} takes about {work:,} stage games, too many to do here: "
                          f"solve the game once with gops solve --out FILE and start gops explore --solution FILE, "
                          f"or choose a position with fewer cards")
+
+
+def _check_variant_size(rules: Rules) -> None:
+    """Refuse a variant solve whose stage-game cells pass :data:`LIVE_VARIANT_CELLS` (about two minutes)."""
+    if rules.players != 2:
+        raise InputError(f"{rules.describe()}: the explorer shows two-player games; a 3-4 player game has no "
+                         f"two-player value or bid pair: use gops query --players or gops play --players")
+    if rules.tiebreak != "share":
+        return  # a tiebreak match solves small classic games, sized by the best-of check of the match
+    from gops_solver.variants.solution import projected_variant
+    cells = projected_variant(rules)["total_cells"]
+    if cells > LIVE_VARIANT_CELLS:
+        raise InputError(f"solving {rules.describe()} takes about {cells:,} stage-game cells, too many to do here: "
+                         f"solve it once with gops solve --out FILE and start gops explore --solution FILE, or "
+                         f"choose fewer cards")
 
 
 def _checked(fn):
