@@ -350,3 +350,136 @@ def test_progress_is_visible_while_a_sub_game_solves():
     assert max(j["level"] for j in jobs) >= 1 and max(j["games"] for j in jobs) > 0
     assert ex.jobs.snapshot() == []  # finished jobs leave the list
     assert seen[-1][0] == "answer"
+
+
+# -- the variants: every two-player game solve accepts ---------------------------------------------
+FULL5 = "1,2,3,4,5"
+VARIANTS = [
+    # (rules, query parameters, keyword arguments of solution.query)
+    (Rules(5, bid_cards=2), {"cards": "5", "bid_cards": "2", "hand_a": "1,3,4", "hand_b": "2,3,5", "pot": "2",
+                             "prizes": "1,4,5", "diff": "-1"},
+     dict(hand_a=[1, 3, 4], hand_b=[2, 3, 5], pot=2, prizes=[1, 4, 5], diff=-1)),
+    (Rules(5, bid_cards=2, tie="discard", objective="win"),
+     {"cards": "5", "bid_cards": "2", "tie": "discard", "objective": "win", "hand_a": FULL5, "hand_b": FULL5,
+      "pot": "4", "prizes": "1,2,3,5", "diff": "0"},
+     dict(hand_a=[1, 2, 3, 4, 5], hand_b=[1, 2, 3, 4, 5], pot=4, prizes=[1, 2, 3, 5], diff=0)),
+    (Rules(5, open_prizes=2), {"cards": "5", "open_prizes": "2", "hand_a": "2,4,5", "hand_b": "1,3,5",
+                               "pot": "0", "row": "2,5", "prizes": "4", "diff": "3"},
+     dict(hand_a=[2, 4, 5], hand_b=[1, 3, 5], pot=0, prizes=[4], diff=3, row=[2, 5])),
+    (Rules(5, open_prizes=3, order="descending"),
+     {"cards": "5", "open_prizes": "3", "order": "descending", "hand_a": FULL5, "hand_b": FULL5, "pot": "0",
+      "row": "3,4,5", "prizes": "2,1", "diff": "0"},
+     dict(hand_a=[1, 2, 3, 4, 5], hand_b=[1, 2, 3, 4, 5], pot=0, prizes=[2, 1], diff=0, row=[3, 4, 5])),
+    (Rules(4), {"cards": "4", "hand_a": "1,2,4", "hand_b": "2,3,4", "pot": "1", "row": "3", "prizes": "2,4",
+                "diff": "0"},
+     dict(hand_a=[1, 2, 4], hand_b=[2, 3, 4], pot=1, prizes=[2, 4], diff=0, row=[3])),
+    (Rules(3, match="best-of-3", draw="half", objective="win", tiebreak="total-score"),
+     {"cards": "3", "match": "best-of-3", "draw": "half", "tiebreak": "total-score", "hand_a": "1,2,3",
+      "hand_b": "1,2,3", "pot": "2", "prizes": "1,3", "diff": "0", "game": "2", "match_score": "1-0",
+      "match_total": "2"},
+     dict(hand_a=[1, 2, 3], hand_b=[1, 2, 3], pot=2, prizes=[1, 3], diff=0, game=2, match_score=(1, 0, 2))),
+]
+
+
+@pytest.fixture(scope="module")
+def variant_solutions():
+    return {rules: solve(rules) for rules, _, _ in VARIANTS}
+
+
+@pytest.mark.parametrize("case", range(len(VARIANTS)), ids=[r.describe() for r, _, _ in VARIANTS])
+def test_api_answers_each_variant_as_its_solution_does(variant_solutions, case):
+    rules, params, where = VARIANTS[case]
+    c = TestClient(create_app(Explorer(rules=Rules(6))), follow_redirects=False)
+    want = variant_solutions[rules].query(**where)
+    got = c.get("/api/query?" + urlencode(params)).json()
+    assert got["rules"] == rules.to_dict()  # the rules asked for, not the server's
+    assert got["value"] == pytest.approx(want.value, abs=1e-9)
+    label = positions.bid_label
+    for side, strat in (("strategy_a", want.strategy_a), ("strategy_b", want.strategy_b)):
+        assert got[side] == pytest.approx({label(b): p for b, p in strat.items()}, abs=1e-9)
+    pos = c.get("/api/position?" + urlencode(params)).json()
+    assert pos["query"] == got and pos["variant"] is True
+    stage = pos["stage"]
+    assert stage["cards_a"] == [label(b) for b in want.strategy_a]
+    assert stage["cards_b"] == [label(b) for b in want.strategy_b]
+    assert len(stage["matrix"]) == len(want.strategy_a)
+    # the stage matrix against B's optimal mix gives every bid in A's support the value
+    y = [want.strategy_b[b] for b in want.strategy_b]
+    for i, b in enumerate(want.strategy_a):
+        if want.strategy_a[b] > 1e-6:
+            assert sum(m * q for m, q in zip(stage["matrix"][i], y)) == pytest.approx(want.value, abs=1e-7)
+    if rules.open_prizes > 1:
+        assert pos["query"]["state"]["row"] == sorted(where["row"])
+        assert stage["choices"] == {f"{label(a)}|{label(b)}": r for (a, b), r in want.choices.items()}
+    if rules.bid_cards == 2 and len(where["hand_a"]) > 1:
+        assert all("+" in b for b in stage["cards_a"])
+
+
+def test_two_card_first_round_is_the_opening(variant_solutions):
+    rules = VARIANTS[0][0]
+    c = TestClient(create_app(Explorer(rules=Rules(6))), follow_redirects=False)
+    first = c.get("/api/first?cards=5&bid_cards=2").json()
+    opening = variant_solutions[rules].opening()
+    assert first["value"] == pytest.approx(opening.value, abs=1e-12)
+    assert first["cards"] == [positions.bid_label(b) for b in opening.decisions[0].result.strategy_a]
+    assert [r["prize"] for r in first["rows"]] == [str(d.pot) for d in opening.decisions]
+    for row, d in zip(first["rows"], opening.decisions):
+        assert row["strategy"] == pytest.approx(list(d.result.strategy_a.values()), abs=1e-12)
+
+
+def test_variant_default_position_opens_at_the_start():
+    c = TestClient(create_app(Explorer(rules=Rules(6))), follow_redirects=False)
+    r = c.get("/?cards=5&open_prizes=2")
+    assert r.status_code == 307
+    q = dict(__import__("urllib.parse").parse.parse_qsl(r.headers["location"][2:]))
+    assert (q["open_prizes"], q["row"], q["prizes"], q["pot"]) == ("2", "1,2", "3,4,5", "0")
+    assert c.get("/api/position?" + r.headers["location"][2:]).status_code == 200
+
+
+def test_stored_variant_file_is_served(variant_solutions, tmp_path):
+    rules, params, where = VARIANTS[2]
+    path = tmp_path / "open.gops"
+    variant_solutions[rules].save(path)
+    from gops_solver import load
+    c = TestClient(create_app(Explorer(load(path), str(path))), follow_redirects=False)
+    bare = {k: v for k, v in params.items() if k not in ("cards", "open_prizes")}
+    got = c.get("/api/query?" + urlencode(bare)).json()
+    assert got["value"] == pytest.approx(variant_solutions[rules].query(**where).value, abs=1e-12)
+    r = c.get("/api/query?" + urlencode({**bare, "open_prizes": "3"}))
+    assert r.status_code == 400 and "contradicts --open-prizes 3" in r.json()["error"]
+    # stepping is for the classic game: one line saying what to do instead
+    r = c.get("/api/step?" + urlencode({**bare, "bid_a": "2", "bid_b": "1"}))
+    assert r.status_code == 400 and "edit the position" in r.json()["error"]
+
+
+VARIANT_BAD = [
+    ({"bid_cards": "3"}, "bid_cards"),
+    ({"bid_cards": "x"}, "bid-cards"),
+    ({"open_prizes": "9"}, "open_prizes"),
+    ({"open_prizes": "2"}, "row"),                          # open prizes without their row
+    ({"bid_cards": "2", "row": "3,4"}, "row"),              # a row of two without open prizes
+    ({"tiebreak": "coin"}, "tiebreak"),
+    ({"tiebreak": "extra-game"}, "tiebreak"),               # needs a best-of match with draw half
+    ({"match_total": "2"}, "match_total"),
+    ({"bid_cards": "2", "hand_a": "1,2,9"}, "9"),
+]
+
+
+@pytest.mark.parametrize("extra,word", VARIANT_BAD)
+def test_bad_variant_parameters_get_400_naming_them(extra, word):
+    c = TestClient(create_app(Explorer(rules=Rules(6))), follow_redirects=False)
+    q = {"cards": "5", "hand_a": "1,2,3", "hand_b": "1,2,3", "pot": "4", "prizes": "4,5", "diff": "0", **extra}
+    for path in ("/api/query", "/api/position"):
+        r = c.get(path + "?" + urlencode(q))
+        assert r.status_code == 400, (path, r.text)
+        assert word in r.json()["error"] and "\n" not in r.json()["error"]
+
+
+def test_explore_refuses_a_three_player_file_in_one_line(tmp_path):
+    from gops_solver.multi.solution import solve_multi
+    path = tmp_path / "m3.gops"
+    solve_multi(Rules(2, players=3)).save(path)
+    r = CliRunner().invoke(cli, ["explore", "-s", str(path), "--no-browser", "--port", "0"])
+    assert r.exit_code == 2
+    line = r.stderr.strip()
+    assert "\n" not in line and "3-player game does not define" in line

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES
+from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIEBREAKS, TIES
 
 
 @click.command()
@@ -17,11 +17,19 @@ from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES
 @click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]")
 @click.option("--order", default=None, metavar="ORDER",
               help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]")
+@click.option("--bid-cards", default=None, type=int, metavar="B", help="cards bid per round, 1 or 2 [1]")
+@click.option("--open-prizes", default=None, type=int, metavar="M", help="prizes face up in a row, 1..n [1]")
+@click.option("--match", default=None, type=click.Choice(["single", "session", "best-of-3", "best-of-5"]),
+              help="the game the page opens with: one game or a match [single]")
+@click.option("--draw", default=None, type=click.Choice(["replay", "half"]), help="best-of matches: a drawn game [replay]")
+@click.option("--tiebreak", default=None, type=click.Choice(TIEBREAKS),
+              help="best-of matches with --draw half: how a level match is settled [share]")
 @click.option("--port", "-p", default=8013, type=click.IntRange(0, 65535), help="TCP port; 0 picks a free one [8013]")
 @click.option("--host", default="127.0.0.1",
               help="address to listen on; anything but 127.0.0.1 exposes the explorer to the network [127.0.0.1]")
 @click.option("--no-browser", is_flag=True, help="do not open a browser tab")
-def explore(solution, cards, tie, objective, order, port, host, no_browser):
+def explore(solution, cards, tie, objective, order, bid_cards, open_prizes, match, draw, tiebreak, port, host,
+            no_browser):
     """Explore positions in the browser: values, bid distributions, stage matrices."""
     try:
         import uvicorn
@@ -29,20 +37,25 @@ def explore(solution, cards, tie, objective, order, port, host, no_browser):
     except ImportError as exc:
         raise click.UsageError(f"gops explore needs the web extra ({exc.name} is missing): "
                                f"pip install 'gops-solver[explore]'") from None
-    from gops_solver.analysis.answer import query_rules
     from gops_solver.api import load
     _check_host(host)
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
         sol = load(solution)
-        file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order)
-        if not sol.rules.classic or sol.rules.players != 2:
+        file_rules(sol.rules, solution, n=cards, tie=tie, objective=objective, order=order, match=match, draw=draw,
+                   bid_cards=bid_cards, open_prizes=open_prizes, tiebreak=tiebreak)
+        if sol.rules.players != 2:
             raise click.UsageError(f"{solution} holds a solution for {sol.rules.describe()}; the explorer shows "
-                                   f"the classic two-player game only: read this file with gops query -s or "
-                                   f"gops play -s, or explore a file of the classic game")
+                                   f"two-player games (one value, two bid distributions), which a "
+                                   f"{sol.rules.players}-player game does not define: read this file with "
+                                   f"gops query -s or gops play -s")
         explorer = Explorer(sol, solution)
     else:
-        explorer = Explorer(rules=query_rules(cards, tie, objective, order))
+        from gops_solver.game.constants import MAX_CARDS
+        from gops_solver.game.rules import rules_from_options
+        explorer = Explorer(rules=rules_from_options(cards, tie, objective, order, match, draw, MAX_CARDS,
+                                                     bid_cards=bid_cards, open_prizes=open_prizes,
+                                                     tiebreak=tiebreak))
     _check_port(host, port)
     # answer the opening page once now: numba compiles the stage solver here, not on the first click
     from urllib.parse import parse_qsl

@@ -49,7 +49,7 @@ LIVE_VARIANT_CELLS = 4_000_000_000
 #: answers kept in memory (each holds one small stage matrix)
 ANSWER_CACHE = 512
 _RULE_PARAMS = ("cards", "tie", "objective", "order", "match", "draw", "stage_solver")
-_STATE_PARAMS = ("hand_a", "hand_b", "pot", "prizes", "diff", "game", "match_score")
+_STATE_PARAMS = ("hand_a", "hand_b", "pot", "prizes", "diff", "row", "game", "match_score", "match_total")
 _STEP_PARAMS = ("bid_a", "bid_b", "next")
 #: the query command's variant parameters, with the value that means the classic game (None: none does)
 _VARIANT_PARAMS = {"bid_cards": 1, "open_prizes": 1, "tiebreak": "share", "row": None, "match_total": None}
@@ -181,6 +181,8 @@ class Explorer:
         for name in _VARIANT_PARAMS:
             out.setdefault(name, None)
         if self.solution is None:
+            if out.get("match") is None and self.rules.match != "single":
+                out["match"], out["draw"] = self.rules.match, out.get("draw") or self.rules.draw
             for name, classic in (("bid_cards", 1), ("open_prizes", 1), ("tiebreak", "share")):
                 if out.get(name) is None and getattr(self.rules, name) != classic:
                     out[name] = getattr(self.rules, name)

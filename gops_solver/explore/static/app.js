@@ -3,7 +3,8 @@
 // and asks /api/position, which answers exactly as `gops query` does.
 "use strict";
 
-const RULE_KEYS = ["cards", "tie", "objective", "order", "match", "draw", "game", "match_score"];
+const RULE_KEYS = ["cards", "tie", "objective", "order", "match", "draw", "bid_cards", "open_prizes", "tiebreak",
+                   "game", "match_score", "match_total"];
 const FACES = { 1: "A", 11: "J", 12: "Q", 13: "K" };
 const NAMES = { A: 1, J: 11, Q: 12, K: 13 };
 const $ = (id) => document.getElementById(id);
@@ -18,6 +19,9 @@ const timing = { loaded: null, lastRenderMs: null, lastServerMs: null, renders: 
 window.gopsTimings = timing;
 
 function face(c) { return FACES[c] || String(c); }
+// a bid as shown: a card's face, or a two-card bid's faces joined by "+" ("3+5")
+function bidLabel(k) { return String(k).split("+").map((x) => face(Number(x))).join("+"); }
+function openPrizes(params) { return parseInt(params.get("open_prizes") || "1", 10) || 1; }
 // a signed number; what rounds to zero is shown as 0, without a sign
 function signed(v, digits) {
   const t = v.toFixed(digits);
@@ -44,7 +48,7 @@ function readPosition(search) {
   // the state knows the pot, not how it splits into the revealed prize and what ties
   // carried (several histories may lead to one pot): the page shows and edits one number
   return { params: p, n, handA: new Set(parseCards(p.get("hand_a"))), handB: new Set(parseCards(p.get("hand_b"))),
-           prizes, pot: parseInt(p.get("pot") || "0", 10) || 0,
+           prizes, row: new Set(parseCards(p.get("row"))), pot: parseInt(p.get("pot") || "0", 10) || 0,
            diff: parseInt(p.get("diff") || "0", 10) || 0 };
 }
 
@@ -54,6 +58,7 @@ function positionSearch(ps) {
   const sorted = (s) => Array.from(s).sort((x, y) => x - y).join(",");
   p.set("hand_a", sorted(ps.handA));
   p.set("hand_b", sorted(ps.handB));
+  if (openPrizes(ps.params) > 1 || ps.row.size) p.set("row", sorted(ps.row));
   p.set("pot", String(ps.pot));
   const seq = sequenceOf(ps.params.get("order"), ps.n);
   p.set("prizes", seq ? seq.filter((c) => ps.prizes.has(c)).join(",") : sorted(ps.prizes));
@@ -65,6 +70,7 @@ function positionSearch(ps) {
 // another round, the pot becomes that round's prize with nothing carried (a pot play reaches)
 let fixedRound = null;   // hand size of the last position shown with hands of one size
 function fitFixedOrder(ps, edited) {
+  if (openPrizes(ps.params) > 1 || ps.params.get("bid_cards") === "2") return;  // the rounds differ: the pile is edited
   const seq = sequenceOf(ps.params.get("order"), ps.n);
   if (!seq || ps.handA.size !== ps.handB.size || ps.handA.size === 0) return;
   const k = ps.handA.size;
@@ -104,8 +110,14 @@ function drawControls() {
   const fixed = sequenceOf(ps.params.get("order"), n) !== null;
   cardButtons($("hand-a"), n, (c) => ps.handA.has(c), (c) => edit((p) => toggle(p.handA, c)));
   cardButtons($("hand-b"), n, (c) => ps.handB.has(c), (c) => edit((p) => toggle(p.handB, c)));
-  cardButtons($("prizes"), n, (c) => ps.prizes.has(c), (c) => edit((p) => toggle(p.prizes, c)), () => !fixed);
-  $("prizes-note").textContent = fixed ? "fixed by the prize order" : "";
+  cardButtons($("prizes"), n, (c) => ps.prizes.has(c), (c) => edit((p) => toggle(p.prizes, c)),
+    () => !fixed || openPrizes(ps.params) > 1 || ps.params.get("bid_cards") === "2");
+  const open = openPrizes(ps.params) > 1, variant = open || ps.params.get("bid_cards") === "2";
+  $("prizes-note").textContent = fixed && !variant ? "fixed by the prize order" : (open ? "the pile, face down" : "");
+  cardButtons($("row"), n, (c) => ps.row.has(c), (c) => edit((p) => toggle(p.row, c)));
+  $("row-line").hidden = !open;
+  $("pot-note").textContent = open ? "carried by ties (0 if none); the row holds this round's prizes"
+    : "points at stake this round";
   $("pot").value = ps.pot;
   $("diff").value = ps.diff;
   // rules
@@ -120,9 +132,14 @@ function drawControls() {
   if (!named) $("r-order-custom").value = order;
   $("r-match").value = get("match", "single");
   $("r-draw").value = get("draw", "replay");
+  $("r-bid-cards").value = get("bid_cards", "1");
+  $("r-open-prizes").value = get("open_prizes", "1");
+  $("r-tiebreak").value = get("tiebreak", "share");
   $("r-game").value = get("game", "");
   $("r-match-score").value = get("match_score", "");
   for (const el of document.querySelectorAll(".match-only")) el.hidden = get("match", "single") === "single";
+  for (const el of document.querySelectorAll(".half-only")) el.hidden = !(get("match", "single").startsWith("best-of")
+    && get("draw", "replay") === "half");
 }
 
 function ruleChanged() {
@@ -137,7 +154,11 @@ function ruleChanged() {
   if (match !== "single") {
     p.set("match", match);
     if (match.startsWith("best-of")) p.set("draw", $("r-draw").value);
+    if (match.startsWith("best-of") && $("r-draw").value === "half" && $("r-tiebreak").value !== "share")
+      p.set("tiebreak", $("r-tiebreak").value);
   }
+  if ($("r-bid-cards").value !== "1") p.set("bid_cards", $("r-bid-cards").value);
+  if ($("r-open-prizes").value !== "1") p.set("open_prizes", $("r-open-prizes").value);
   window.location.assign("/?" + p.toString().replace(/%2C/g, ","));
 }
 
@@ -234,6 +255,16 @@ function renderAnswer(r) {
   drawBars($("bars-a"), q.strategy_a, "a");
   drawBars($("bars-b"), q.strategy_b, "b");
   drawHeatmap($("heatmap"), r.stage);
+  $("step").hidden = !!r.variant;
+  $("variant-note").hidden = !r.variant;
+  if (r.variant) {
+    const what = [];
+    if (r.rules.bid_cards === 2) what.push("each bid is a pair of cards, its strength their sum (a bar per pair)");
+    if ((r.rules.open_prizes || 1) > 1) what.push(`the winner takes the pot and a prize of the row ` +
+      `${(q.state.row || []).map(face).join(",")}`);
+    if (r.rules.tiebreak && r.rules.tiebreak !== "share") what.push(`a level match is settled by ${r.rules.tiebreak}`);
+    $("variant-note").textContent = `${what.join("; ")}. Edit the position to move through the game.`;
+  }
   drawStep();
 }
 
@@ -264,8 +295,10 @@ function legend(box, chart, items) {
 }
 
 function drawBars(box, strategy, side) {
-  const cards = Object.keys(strategy).map(Number);
-  const bw = 30, gap = 6, h = 120, top = 16, bottom = 18;
+  // classic bids are cards (numbers); a variant's are labels such as "3+5"
+  const cards = Object.keys(strategy).map((k) => (answer && answer.variant ? k : Number(k)));
+  const wide = cards.some((c) => String(c).includes("+"));
+  const bw = wide ? 38 : 30, gap = 6, h = 120, top = 16, bottom = 18;
   const w = Math.max(cards.length * (bw + gap), 60);
   const svg = el("svg", { width: w, height: h + top + bottom, role: "img",
                           "aria-label": `${side.toUpperCase()}'s optimal bid distribution` });
@@ -276,9 +309,9 @@ function drawBars(box, strategy, side) {
       (chosen[side] === c ? " selected" : "") }));
     g.appendChild(el("text", { x: x + bw / 2, y: top + h - bh - 3, "text-anchor": "middle" },
       p > 0.0005 ? p.toFixed(3) : (p > 0 ? "<.001" : "0")));
-    g.appendChild(el("text", { x: x + bw / 2, y: top + h + 13, "text-anchor": "middle", class: "bold" }, face(c)));
+    g.appendChild(el("text", { x: x + bw / 2, y: top + h + 13, "text-anchor": "middle", class: "bold" }, bidLabel(c)));
     g.appendChild(el("rect", { x, y: 0, width: bw, height: h + top + bottom, class: "hit" }));
-    const title = el("title", {}, `${side.toUpperCase()} bids ${face(c)} with probability ${p}`);
+    const title = el("title", {}, `${side.toUpperCase()} bids ${bidLabel(c)} with probability ${p}`);
     g.appendChild(title);
     g.addEventListener("click", () => { chosen[side] = c; renderChoice(); });
     svg.appendChild(g);
@@ -301,7 +334,8 @@ function cellColour(v, scale) {
 function drawHeatmap(box, stage) {
   const { cards_a: rows, cards_b: cols, matrix } = stage;
   const sa = new Set(stage.support_a), sb = new Set(stage.support_b);
-  const cell = 40, left = 44, top = 30;
+  const wide = rows.concat(cols).some((c) => String(c).includes("+"));
+  const cell = wide ? 44 : 40, left = wide ? 62 : 44, top = 30;
   const scale = Math.max(1e-12, ...matrix.flat().map(Math.abs));
   const svg = el("svg", { width: left + cols.length * cell + 4, height: top + rows.length * cell + 4, role: "img",
                           "aria-label": "stage payoff matrix" });
@@ -310,9 +344,9 @@ function drawHeatmap(box, stage) {
   svg.appendChild(el("text", { x: 10, y: top + rows.length * cell / 2, "text-anchor": "middle", fill: "#1f5fa8",
     transform: `rotate(-90 10 ${top + rows.length * cell / 2})` }, "A bids →"));
   cols.forEach((c, j) => svg.appendChild(el("text", { x: left + j * cell + cell / 2, y: top - 6, "text-anchor": "middle",
-    class: sb.has(c) ? "bold" : "" }, face(c))));
+    class: sb.has(c) ? "bold" : "" }, bidLabel(c))));
   rows.forEach((r, i) => svg.appendChild(el("text", { x: left - 6, y: top + i * cell + cell / 2 + 4,
-    "text-anchor": "end", class: sa.has(r) ? "bold" : "" }, face(r))));
+    "text-anchor": "end", class: sa.has(r) ? "bold" : "" }, bidLabel(r))));
   const outlines = [];
   rows.forEach((r, i) => cols.forEach((c, j) => {
     const v = matrix[i][j], x = left + j * cell, y = top + i * cell;
@@ -321,7 +355,9 @@ function drawHeatmap(box, stage) {
     const dark = Math.abs(v) / scale > 0.55;
     g.appendChild(el("text", { x: x + cell / 2, y: y + cell / 2 + 4, "text-anchor": "middle",
       fill: dark ? "#fff" : "#222" }, Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(Math.abs(v) >= 10 ? 1 : 2)));
-    g.appendChild(el("title", {}, `A ${face(r)}, B ${face(c)}: ${v}`));
+    const took = (stage.choices || {})[`${r}|${c}`];
+    g.appendChild(el("title", {}, `A ${bidLabel(r)}, B ${bidLabel(c)}: ${v}` +
+      (took !== undefined ? ` (the winner takes prize ${face(took)} from the row)` : "")));
     g.addEventListener("click", () => { chosen.a = r; chosen.b = c; renderChoice(); });
     svg.appendChild(g);
     if (sa.has(r) && sb.has(c)) outlines.push(el("rect", { x: x + 1.5, y: y + 1.5, width: cell - 3, height: cell - 3,
@@ -439,11 +475,12 @@ function drawFirstRound(box, r) {
   svg.appendChild(el("text", { x: left + r.cards.length * cell / 2, y: 10, "text-anchor": "middle" },
     "A's opening bid →  (B's is the same: the start is symmetric)"));
   r.cards.forEach((c, j) => svg.appendChild(el("text", { x: left + j * cell + cell / 2, y: top - 6,
-    "text-anchor": "middle", class: "bold" }, face(c))));
+    "text-anchor": "middle", class: "bold" }, bidLabel(c))));
   svg.appendChild(el("text", { x: left + r.cards.length * cell + vw / 2, y: top - 6, "text-anchor": "middle" }, "value"));
   r.rows.forEach((row, i) => {
     const y = top + i * cell;
-    svg.appendChild(el("text", { x: left - 8, y: y + cell / 2 + 4, "text-anchor": "end", class: "bold" }, face(row.prize)));
+    svg.appendChild(el("text", { x: left - 8, y: y + cell / 2 + 4, "text-anchor": "end", class: "bold" },
+      typeof row.prize === "string" ? row.prize : face(row.prize)));
     row.strategy.forEach((p, j) => {
       const x = left + j * cell;
       const g = el("g", { class: "first-cell", "data-prize": row.prize, "data-card": r.cards[j] });
@@ -476,7 +513,7 @@ function init() {
   for (let n = 1; n <= 13; n++) {
     const o = document.createElement("option"); o.textContent = String(n); $("r-cards").appendChild(o);
   }
-  for (const id of ["r-cards", "r-tie", "r-objective", "r-match", "r-draw"]) $(id).addEventListener("change", ruleChanged);
+  for (const id of ["r-cards", "r-tie", "r-objective", "r-match", "r-draw", "r-bid-cards", "r-open-prizes", "r-tiebreak"]) $(id).addEventListener("change", ruleChanged);
   $("r-order").addEventListener("change", () => {
     if ($("r-order").value === "custom") { $("r-order-custom").hidden = false; $("r-order-custom").focus(); }
     else ruleChanged();
@@ -504,7 +541,8 @@ function init() {
   load(location.search).then(() => getJSON("/api/info")).then((info) => {
     if (info.solution) {
       $("solution-name").textContent = `stored solution: ${info.solution}`;
-      for (const id of ["r-cards", "r-tie", "r-objective", "r-order", "r-match", "r-draw"]) $(id).disabled = true;
+      for (const id of ["r-cards", "r-tie", "r-objective", "r-order", "r-match", "r-draw", "r-bid-cards", "r-open-prizes",
+        "r-tiebreak"]) $(id).disabled = true;
     } else $("solution-name").textContent = "no stored solution: each position's sub-game is solved here";
   }).catch(() => {});
 }
