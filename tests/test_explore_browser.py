@@ -409,3 +409,47 @@ def test_live_sub_game_solve_shows_its_progress(live_server, browser):
     assert progress, texts  # the page showed the server's progress while it solved
     assert not browser.find_element(By.ID, "busy").is_displayed()
     assert shown_value(browser) == api(live_server, "/api/query", params)["value"]
+
+
+@pytest.fixture(scope="module")
+def variant_server(binaries):
+    """No stored solution, two-card bids by default: the page asks for the variants."""
+    yield from serve(Explorer(rules=Rules(6, bid_cards=2)))
+
+
+TWO_CARD = {"cards": "6", "bid_cards": "2", "hand_a": "1,2,4,6", "hand_b": "2,3,5,6", "pot": "3",
+            "prizes": "1,2,5,6", "diff": "1"}
+
+
+def test_two_card_position_draws_its_distribution_over_pairs(variant_server, browser):
+    open_page(browser, variant_server, TWO_CARD)
+    want = api(variant_server, "/api/query", TWO_CARD)
+    assert want["rules"]["bid_cards"] == 2
+    assert shown_value(browser) == want["value"]
+    for side in ("a", "b"):
+        bars = browser.find_elements(By.CSS_SELECTOR, f"#bars-{side} g.bar")
+        # one bar per pair of the hand (C(4,2) = 6), labelled as the API keys them
+        assert [g.get_attribute("data-card") for g in bars] == list(want[f"strategy_{side}"])
+        assert len(bars) == 6 and all("+" in g.get_attribute("data-card") for g in bars)
+        for g in bars:
+            p = want[f"strategy_{side}"][g.get_attribute("data-card")]
+            height = float(g.find_element(By.CSS_SELECTOR, "rect").get_attribute("height"))
+            assert height == pytest.approx(max(p * 120, 1 if p > 0 else 0), abs=1e-6)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#heatmap g.cell")) == 36
+    assert browser.find_element(By.ID, "step").is_displayed() is False
+    assert "pair of cards" in browser.find_element(By.ID, "variant-note").text
+
+
+def test_open_prizes_page_shows_the_row(variant_server, browser):
+    params = {"cards": "5", "open_prizes": "2", "bid_cards": "1", "hand_a": "2,4,5", "hand_b": "1,3,5", "pot": "0",
+              "row": "2,5", "prizes": "4", "diff": "3"}
+    open_page(browser, variant_server, params)
+    assert held(browser, "row") == [2, 5] and held(browser, "prizes") == [4]
+    assert browser.find_element(By.ID, "row-line").is_displayed()
+    assert shown_value(browser) == api(variant_server, "/api/query", params)["value"]
+    # clicking a row card asks for the row without it (one prize in the row is a state too)
+    n = renders(browser)
+    browser.find_element(By.CSS_SELECTOR, "#row .card[data-card='2']").click()
+    wait_render(browser, n)
+    q = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
+    assert q["row"] == "5"

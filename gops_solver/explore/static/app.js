@@ -114,8 +114,17 @@ function drawControls() {
     () => !fixed || openPrizes(ps.params) > 1 || ps.params.get("bid_cards") === "2");
   const open = openPrizes(ps.params) > 1, variant = open || ps.params.get("bid_cards") === "2";
   $("prizes-note").textContent = fixed && !variant ? "fixed by the prize order" : (open ? "the pile, face down" : "");
-  cardButtons($("row"), n, (c) => ps.row.has(c), (c) => edit((p) => toggle(p.row, c)));
-  $("row-line").hidden = !open;
+  // the face-up row exists only with open prizes (the classic page has none)
+  let line = $("row-line");
+  if (open && !line) {
+    line = document.createElement("div");
+    line.className = "row";
+    line.id = "row-line";
+    line.innerHTML = '<span class="label">face-up row</span><div id="row" class="cards"></div>' +
+      "<small>the prizes the winner chooses from</small>";
+    $("prizes").parentElement.before(line);
+  } else if (!open && line) line.remove();
+  if (open) cardButtons($("row"), n, (c) => ps.row.has(c), (c) => edit((p) => toggle(p.row, c)));
   $("pot-note").textContent = open ? "carried by ties (0 if none); the row holds this round's prizes"
     : "points at stake this round";
   $("pot").value = ps.pot;
@@ -320,7 +329,7 @@ function drawBars(box, strategy, side) {
   const who = side.toUpperCase();
   legend(box, `bars-${side}`, [
     { key: side, cls: `swatch-${side}`, text: `${who}: a bar's height is the probability that ${who}'s optimal ` +
-      "strategy bids the card under it (the number above it)" },
+      `strategy bids the ${answer && answer.variant ? "bid" : "card"} under it (the number above it)` },
     { key: "selected", cls: "swatch-selected", text: `outlined bar: ${who}'s bid chosen for the step` }]);
 }
 
