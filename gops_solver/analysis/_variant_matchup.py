@@ -10,8 +10,10 @@ under ``carry``).
 
 Strategies: ``equilibrium`` (the solution's optimal bids and prize choices),
 ``uniform`` (every bid equally likely), ``highest`` / ``lowest`` (the bid of
-the largest / smallest total; the first such in ascending order). The
-non-equilibrium strategies take the largest prize of the row when they win.
+the largest / smallest total; the first such in ascending order), ``match``,
+``match+1`` and ``proportional`` (:func:`heuristic_mix`; the classic game's
+definitions, read with the pot a winner takes). The non-equilibrium
+strategies take the largest prize of the row when they win.
 
 * :func:`evaluate_variant` -- exact: the distribution of the final margin
   of a strategy against another, and against its best reply (backward
@@ -30,7 +32,7 @@ from gops_solver.game.constants import REPLY_TOL
 from gops_solver.variants import _walk as walk
 from gops_solver.analysis._common import Evaluation, Outcome, Simulation
 
-STRATEGIES = ("equilibrium", "uniform", "highest", "lowest")
+STRATEGIES = ("equilibrium", "uniform", "highest", "lowest", "match", "match+1", "proportional")
 
 #: largest decks :func:`evaluate_variant` accepts (the recursion visits every reachable state and
 #: queries the solution at each; measured on the shared 2-core machine: two-card n = 6 win, uniform
@@ -47,6 +49,10 @@ def strategy_name(spec) -> str:
 
 def check_strategy(name) -> str:
     """Refuse a strategy the variants do not play, in one line."""
+    if isinstance(name, str) and ":" in name:
+        raise ValueError(f"strategy {name}: user functions take the classic game's view (one card a round, "
+                         f"one revealed prize) and are not called in the variants: use one of "
+                         f"{', '.join(STRATEGIES)}")
     if name not in STRATEGIES:
         raise ValueError(f"strategy {name!r} is not played in the variants: use one of {', '.join(STRATEGIES)}")
     return name
@@ -94,6 +100,8 @@ class Table:
             return sa if seat == "a" else sb
         if name == "uniform":
             return {x: 1.0 / len(bids) for x in bids}
+        if name in ("match", "match+1", "proportional"):
+            return heuristic_mix(name, self.rules, state, seat)
         pick = max(bids, key=sum) if name == "highest" else min(bids, key=sum)
         return {x: (1.0 if x == pick else 0.0) for x in bids}
 
@@ -105,6 +113,46 @@ class Table:
                 return row[0]
             return self._eq(state)[2][(x, y)]
         return row[-1]
+
+
+def heuristic_mix(name, rules, state, seat) -> dict:
+    """Bid -> probability of ``match``, ``match+1`` or ``proportional`` at a variant's decision state.
+
+    The classic game's definitions (:mod:`gops_solver.analysis.strategies`), with
+    the pot the one a winner takes: the carried pot plus the revealed prize (one
+    open prize) or plus the largest prize of the row (open prizes; the heuristics
+    take that prize when they win). With one open prize and one-card bids they
+    are exactly the classic heuristics.
+
+    ``match`` / ``match+1``
+        the bid whose total (a pair's sum with two-card bids) is closest to the
+        pot (``pot + 1``); equally close bids share the probability equally.
+    ``proportional``
+        rank matching: the other prizes not yet won are the rest of the row and
+        the face-down pile, ``N`` of them, ``r`` of them strictly smaller than
+        the pot. The sorted hand is cut into ``P`` consecutive groups of the
+        bid's size (two-card bids: the two lowest cards, the next two, ...; with
+        an odd hand the highest card is left for the one-card last round); bid
+        group ``floor(r * P / (N + 1))``. One-card bids: ``P = k``, ``N = k - 1``,
+        so the card of rank ``r``, as in the classic game.
+    """
+    a, b, pile, row, carry, _ = state
+    hand = tuple(sorted(a if seat == "a" else b))
+    bids = walk.bids(rules, hand)
+    pot = carry + row[-1]
+    if name in ("match", "match+1"):
+        target = pot + (name == "match+1")
+        gaps = [abs(sum(x) - target) for x in bids]
+        best = min(gaps)
+        picks = [x for x, g in zip(bids, gaps) if g == best]
+        return {x: (1.0 / len(picks) if x in picks else 0.0) for x in bids}
+    size = len(bids[0])
+    groups = len(hand) // size
+    others = tuple(row[:-1]) + tuple(pile)
+    r = sum(1 for p in others if p < pot)
+    j = r * groups // (len(others) + 1)
+    pick = hand[j * size:(j + 1) * size]
+    return {x: (1.0 if x == pick else 0.0) for x in bids}
 
 
 def check_evaluable(rules) -> None:

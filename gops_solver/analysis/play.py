@@ -341,3 +341,45 @@ class Opponent:
 def needs_full_solve(rules: Rules) -> bool:
     """True when per-round sub-games would be too slow and the game should be solved once."""
     return rules.n > SUBGAME_MAX_N
+
+
+class SeatPlayer:
+    """A strategy in one seat of :func:`gops play <gops_solver.cli.commands.play>` with no one typing.
+
+    Parameters
+    ----------
+    spec : str
+        ``equilibrium`` (the seat's side of the stage game :class:`Opponent`
+        solves: matches included), a heuristic of
+        :data:`~gops_solver.analysis.strategies.HEURISTICS` or a user
+        ``module:function`` (see :mod:`gops_solver.analysis.strategies`).
+    rules : Rules
+
+    Raises
+    ------
+    ValueError
+        An unknown strategy (one line, as :func:`~.strategies.make_strategy` says).
+    """
+
+    def __init__(self, spec: str, rules: Rules, solution=None):
+        from gops_solver.analysis.strategies import make_strategy
+        self.name, self.rules = spec.strip(), rules
+        self.equilibrium = self.name.lower() == "equilibrium"
+        self.strategy = None if self.equilibrium else make_strategy(self.name)
+
+    def bid(self, game: Game, side: str, res: QueryResult, rng: np.random.Generator) -> int:
+        """Draw this seat's bid at ``game``'s current state (``side`` ``"a"`` or ``"b"``).
+
+        ``res`` is :meth:`Opponent.query` of the state: the equilibrium reads its side's
+        distribution from it; a heuristic sees the state from its own side (its hand, its
+        score difference).
+        """
+        if self.equilibrium:
+            dist = res.strategy_a if side == "a" else res.strategy_b
+        else:
+            from gops_solver.analysis.strategies import View
+            own, other = (game.hand_a, game.hand_b) if side == "a" else (game.hand_b, game.hand_a)
+            diff = game.diff if side == "a" else -game.diff
+            dist = self.strategy.distribution(View(tuple(sorted(own)), tuple(sorted(other)), game.pot,
+                                                   tuple(sorted(game.hidden)), diff), self.rules.n)
+        return Opponent.draw(dist, rng)

@@ -169,22 +169,42 @@ cli.add_command(query)
 @variant_options("play")
 @_rules_options(None)
 @_solution_option("a file written by gops solve --out (its rules are played)")
+@click.option("--a", "-a", "strat_a", default="you", metavar="S",
+              help="seat A: you (bids read from standard input), or a strategy as in gops simulate [you]")
 @click.option("--b", "-b", "strat_b", default="equilibrium", metavar="S",
-              help="seat B, the computer: equilibrium (you are seat A) [equilibrium]")
+              help="seat B, the computer: equilibrium; any strategy when --a is one too [equilibrium]")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @quiet_option
 @_match_options
+@click.option("--json", "as_json", is_flag=True,
+              help="a transcript in JSON lines on stdout (a start line, one per round, one per game of a match, "
+                   "a summary); prompts and the narration go to stderr")
 @players_option("play")
-def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, match, draw):
+def play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json):
     """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
+    import contextlib
+    from gops_solver.analysis.play import SeatPlayer
+    human = strat_a.strip().lower() in ("you", "human")
+    if human:
+        check_play_seat(strat_b)
+    stdout = sys.stdout
+    emit = (lambda obj: click.echo(dumps(obj), file=stdout)) if as_json else None
+    # under --json the narration is for a person: stderr, so stdout holds JSON lines only
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+        return _play_two(cards, tie, objective, order, solution, None if human else strat_a, strat_b, seed, hint,
+                         quiet, match, draw, emit, SeatPlayer)
+
+
+def _play_two(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, emit,
+              SeatPlayer):
+    """``gops play`` of a two-player game: A is you (``strat_a`` None) or a strategy."""
     import numpy as np
     from gops_solver.analysis.play import Match, Opponent, deal, needs_full_solve
     from gops_solver.engine.projection import duration, project
     from gops_solver.api import load, solve as solve_rules
-    check_play_seat(strat_b)
-    if sys.stdin is None or sys.stdin.closed:
+    if strat_a is None and (sys.stdin is None or sys.stdin.closed):
         raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
                                "terminal or pipe the bids in")
     if solution is not None:
@@ -206,11 +226,17 @@ def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, mat
             if not quiet:
                 click.echo(f"solving the whole game once (about {duration(project(rules).seconds)})...", err=True)
             sol = solve_rules(rules)
+    bots = None
+    if strat_a is not None:
+        bots = (SeatPlayer(strat_a, rules, sol), SeatPlayer(strat_b, rules, sol))
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(seed)
     opp = Opponent(rules, sol)
     m = Match(rules)
+    if emit:
+        emit({"type": "start", "rules": rules.to_dict(), "seed": seed,
+              "a": "you" if strat_a is None else strat_a, "b": strat_b})
     single = rules.match == "single"
     if single:
         unit = "expected points" if rules.objective == "points" else "P(win) - P(loss)"
@@ -219,22 +245,34 @@ def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, mat
     else:
         unit = "P(win match) - P(lose match)"
     click.echo(f"gops play  {rules.describe()}  seed {seed}")
-    click.echo("You are A; the equilibrium is B. Type a card (number or A, J, Q, K); Ctrl-D ends.")
+    if strat_a is None:
+        click.echo("You are A; the equilibrium is B. Type a card (number or A, J, Q, K); Ctrl-D ends.")
+    else:
+        click.echo(f"A plays {strat_a}, B plays {strat_b}.")
     given_up = 0.0
     while not m.over:
         game = deal(rules, rng)  # a fresh deal each game, from the one seeded generator
         if not single:
             click.echo("")
             click.echo(f"=== Game {m.game} of the {_match_name(rules)}: match score {_match_score(m)} ===")
-        lost, stop = _play_game(game, opp, rng, hint, m.position())
+        number = m.game
+        lost, stop = _play_game(game, opp, rng, hint, m.position(), bots,
+                                None if emit is None else (lambda obj: emit({**obj, "game": number}) if not single
+                                                           else emit(obj)))
         given_up += lost
         if stop is not None:
             where = f"game abandoned in round {game.round}" if single else \
                 f"match abandoned in game {m.game}, round {game.round}"
             click.echo(f"\n{stop}: {where} (score you {game.score_a} - me {game.score_b})")
+            if emit:
+                emit({"type": "end", "abandoned": stop, "round": game.round, **({} if single else {"game": m.game}),
+                      "score_a": game.score_a, "score_b": game.score_b, "value_given_up": given_up})
             return {"end of input": 0, "terminated": 143}.get(stop, 130)
         d = game.diff
         outcome = m.record(game)
+        if emit and not single:
+            emit({"type": "game", "game": number, "score_a": game.score_a, "score_b": game.score_b,
+                  "outcome": "A" if d > 0 else ("B" if d < 0 else "draw"), "match_score": _match_score_obj(m)})
         result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
         click.echo("")
         if single:
@@ -253,11 +291,33 @@ def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, mat
         click.echo(f"games            {len(m.results)} ({games})"
                    + (f", {m.replays} drawn and replayed" if m.replays else ""))
     click.echo(f"value given up   {given_up:.4f} in total ({unit})")
+    if emit:
+        last = m.results[-1] if single else None
+        summary = {"type": "end", "value_given_up": given_up, "unit": unit}
+        if single:
+            summary.update(score_a=last[0], score_b=last[1], diff=last[0] - last[1],
+                           outcome="A" if last[0] > last[1] else ("B" if last[0] < last[1] else "draw"))
+        else:
+            summary.update(outcome="A" if m.result > 0 else ("B" if m.result < 0 else "shared"),
+                           match_score=_match_score_obj(m), games=[list(g) for g in m.results], replays=m.replays)
+        emit(summary)
     return 0
 
 
-def _play_game(game, opp, rng, hint, position):
-    """Play one game at the prompt: (value given up, None) or (so far, why it stopped)."""
+def _match_score_obj(m) -> dict:
+    """The match score for --json: summed totals of a session, games won of a best-of."""
+    if m.rules.match == "session":
+        return {"total_a": m.total_a, "total_b": m.total_b}
+    return {"wins_a": m.wins_a, "wins_b": m.wins_b}
+
+
+def _play_game(game, opp, rng, hint, position, bots=None, emit=None):
+    """Play one game: (value given up, None) or (so far, why it stopped).
+
+    ``bots``: the two seats' :class:`~gops_solver.analysis.play.SeatPlayer` when no one types
+    (None: A's bids are read from stdin, B plays the equilibrium); ``emit(obj)`` writes a JSON line
+    per round.
+    """
     rules = game.rules
     given_up = 0.0
     while not game.over:
@@ -265,17 +325,25 @@ def _play_game(game, opp, rng, hint, position):
         _show_round(game, rules)
         if hint:
             click.echo(f"  hint            {_dist(res.strategy_a)}")
-        try:
-            bid = _ask_bid(game)
-        except EOFError:
-            return given_up, "end of input"
-        except KeyboardInterrupt as exc:
-            from gops_solver.cli.signals import word
-            return given_up, word(exc)
-        mine = opp.draw(res.strategy_b, rng)
+        if bots is None:
+            try:
+                bid = _ask_bid(game)
+            except EOFError:
+                return given_up, "end of input"
+            except KeyboardInterrupt as exc:
+                from gops_solver.cli.signals import word
+                return given_up, word(exc)
+            mine = opp.draw(res.strategy_b, rng)
+        else:
+            bid = bots[0].bid(game, "a", res, rng)
+            mine = bots[1].bid(game, "b", res, rng)
         r = game.play(bid, mine)
         lost = res.value_given_up(bid)
         given_up += lost
+        if emit:
+            emit({"type": "round", "round": r.round, "prize": r.prize, "carried_in": r.carried_in, "pot": r.pot,
+                  "bid_a": r.bid_a, "bid_b": r.bid_b, "outcome": {1: "A", -1: "B", 0: "tie"}[r.outcome],
+                  "score_a": game.score_a, "score_b": game.score_b, "value_given_up": lost})
         click.echo(f"  you bid {format_card(bid)}, I bid {format_card(mine)}: {_verdict(r)}"
                    f"   score you {game.score_a} - me {game.score_b}")
         click.echo(f"  equilibrium     {_dist(res.strategy_a)}")
