@@ -1,4 +1,4 @@
-"""Play a two-card-bid or open-prize game at the terminal as A against the equilibrium (B)."""
+"""Play a two-card-bid or open-prize game at the terminal as A against the equilibrium (B), or two strategies."""
 
 from __future__ import annotations
 
@@ -56,8 +56,25 @@ def _ask_prize(row, n):
         click.echo(f"  take one prize of the row: {format_cards(row)}")
 
 
-def play_variant(sol, seed=None, hint=False) -> int:
-    """Play one game of ``sol.rules`` at the prompt; return the exit status."""
+def play_variant(sol, seed=None, hint=False, emit=None, strat_a=None, strat_b="equilibrium") -> int:
+    """Play one game of ``sol.rules``; return the exit status.
+
+    Parameters
+    ----------
+    sol : VariantSolution
+    seed : int, optional
+    hint : bool
+        Show A's equilibrium distribution before each bid.
+    emit : callable, optional
+        ``emit(obj)`` for each JSON line of the transcript (start, rounds, end).
+    strat_a : str, optional
+        None: A's bids are read from stdin; otherwise a strategy of
+        :data:`~gops_solver.analysis._variant_matchup.STRATEGIES` plays A.
+    strat_b : str
+        B's strategy (the equilibrium when a person plays A).
+    """
+    from gops_solver.analysis._variant_matchup import Table
+    table = Table(sol)
     rules = sol.rules
     n, m = rules.n, rules.open_prizes
     if seed is None:
@@ -67,9 +84,19 @@ def play_variant(sol, seed=None, hint=False) -> int:
     hand_a, hand_b = list(range(1, n + 1)), list(range(1, n + 1))
     row, carry, score_a, score_b, given_up = [], 0, 0, 0, 0.0
     click.echo(f"gops play  {rules.describe()}  seed {seed}")
-    click.echo("You are A; the equilibrium is B. Bid "
-               + ("two cards as 3+5 (one card when one is left)" if rules.bid_cards == 2 else "a card")
-               + "; Ctrl-D ends.")
+    if strat_a is None:
+        click.echo("You are A; the equilibrium is B. Bid "
+                   + ("two cards as 3+5 (one card when one is left)" if rules.bid_cards == 2 else "a card")
+                   + "; Ctrl-D ends.")
+    else:
+        click.echo(f"A plays {strat_a}, B plays {strat_b}.")
+    if emit:
+        emit({"type": "start", "rules": rules.to_dict(), "seed": seed, "a": strat_a or "you", "b": strat_b})
+
+    def draw(mix):
+        keys = list(mix)
+        q = np.clip(np.array([mix[k] for k in keys], dtype=float), 0, None)
+        return keys[int(rng.choice(len(keys), p=q / q.sum()))]
     rnd = 0
     try:
         while hand_a:
@@ -97,10 +124,18 @@ def play_variant(sol, seed=None, hint=False) -> int:
             click.echo(f"  score           you {score_a} - me {score_b}")
             if hint:
                 click.echo("  hint            " + "  ".join(f"{_bid_text(b)}:{p:.3f}" for b, p in res.strategy_a.items()))
-            mine_a = _ask_bid(hand_a, size, n)
+            state = (tuple(sorted(hand_a)), tuple(sorted(hand_b)), tuple(pile), tuple(row), carry, diff)
+            if strat_a is None:
+                mine_a = _ask_bid(hand_a, size, n)
+            else:
+                mine_a = draw(table.mix(strat_a, state, "a"))
             bids_b = list(res.strategy_b)
             p = np.clip(np.array([res.strategy_b[b] for b in bids_b]), 0, None)
-            mine_b = bids_b[int(rng.choice(len(bids_b), p=p / p.sum()))]
+            if strat_b == "equilibrium":
+                mine_b = bids_b[int(rng.choice(len(bids_b), p=p / p.sum()))]
+            else:
+                mine_b = draw(table.mix(strat_b, state, "b"))
+            round_row, round_carry = list(row), carry
             y = p / p.sum()
             rows = res.matrix @ y + res.offset
             i = list(res.strategy_a).index(mine_a)
@@ -118,9 +153,9 @@ def play_variant(sol, seed=None, hint=False) -> int:
                     prize = row[0]
                 elif sa > sb:
                     click.echo(head + "you win")
-                    prize = _ask_prize(row, n)
+                    prize = _ask_prize(row, n) if strat_a is None else table.choice(strat_a, state, mine_a, mine_b)
                 else:
-                    prize = res.choices[(mine_a, mine_b)]
+                    prize = table.choice(strat_b, state, mine_a, mine_b)
                 gain = carry + prize
                 row.remove(prize)
                 carry = 0
@@ -140,12 +175,24 @@ def play_variant(sol, seed=None, hint=False) -> int:
                     carry = 0
             click.echo("  equilibrium     " + "  ".join(f"{_bid_text(b)}:{q:.3f}" for b, q in res.strategy_a.items()))
             click.echo(f"  value given up  {lost:.4f}")
+            if emit:
+                emit({"type": "round", "round": rnd, "row": round_row, "carried_in": round_carry,
+                      "bid_a": list(mine_a), "bid_b": list(mine_b),
+                      "outcome": "A" if sa > sb else ("B" if sb > sa else "tie"),
+                      "prize_taken": None if sa == sb else prize, "score_a": score_a, "score_b": score_b,
+                      "value_given_up": lost})
     except EOFError:
         click.echo(f"\nend of input: game abandoned in round {rnd} (score you {score_a} - me {score_b})")
+        if emit:
+            emit({"type": "end", "abandoned": "end of input", "round": rnd, "score_a": score_a, "score_b": score_b,
+                  "value_given_up": given_up})
         return 0
     d = score_a - score_b
     click.echo("")
     click.echo(f"final score      you {score_a} - me {score_b}: {'you win' if d > 0 else 'I win' if d < 0 else 'a draw'}")
     unit = "expected points" if rules.objective == "points" else "P(win) - P(loss)"
     click.echo(f"value given up   {given_up:.4f} in total ({unit})")
+    if emit:
+        emit({"type": "end", "value_given_up": given_up, "unit": unit, "score_a": score_a, "score_b": score_b,
+              "diff": d, "outcome": "A" if d > 0 else ("B" if d < 0 else "draw")})
     return 0

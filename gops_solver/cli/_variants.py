@@ -274,11 +274,17 @@ def _verify(solution, sample, seed, tol, as_json, as_csv=False, **_):
     sys.exit(0 if ok else 1)
 
 
-def _play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, match, draw, bid_cards, open_prizes,
-          tiebreak):
+def _play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json,
+          bid_cards, open_prizes, tiebreak):
+    import contextlib
+    from gops_solver.analysis._variant_matchup import check_strategy
     from gops_solver.analysis._variant_play import play_variant
     from gops_solver.api import load, solve as solve_rules
-    check_play_seat(strat_b)
+    human = strat_a.strip().lower() in ("you", "human")
+    if human:
+        check_play_seat(strat_b)
+    else:
+        strat_a, strat_b = check_strategy(strat_a.strip().lower()), check_strategy(strat_b.strip().lower())
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
         sol = load(solution)
@@ -292,7 +298,11 @@ def _play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, ma
         if not quiet:
             click.echo("solving the whole game once...", err=True)
         sol = solve_rules(rules)
-    return play_variant(sol, seed, hint)
+    stdout = sys.stdout
+    emit = (lambda obj: click.echo(dumps(obj), file=stdout)) if as_json else None
+    # under --json the narration is for a person: stderr, so stdout holds JSON lines only
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+        return play_variant(sol, seed, hint, emit=emit, strat_a=None if human else strat_a, strat_b=strat_b)
 
 
 def _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_prizes, tiebreak, quiet,
