@@ -217,7 +217,7 @@ def test_cli_evaluates_the_variants_and_names_their_strategies(solved, tmp_path)
     got = json.loads(res.output)
     assert got["exploitability"] == pytest.approx(want.exploitability, abs=1e-12)
     assert got["vs_opponent"]["margin"] == pytest.approx(want.vs_opponent.margin, abs=1e-12)
-    for cmd in (["evaluate", "--a", "match"], ["simulate", "--a", "match", "--b", "uniform", "--games", "5"]):
+    for cmd in (["evaluate", "--a", "greedy"], ["simulate", "--a", "greedy", "--b", "uniform", "--games", "5"]):
         res = runner.invoke(cli, [*cmd, "--cards", "4", "--bid-cards", "2"])
         assert res.exit_code == 2 and len(res.output.splitlines()) == 1, res.output
-        assert "not played in the variants: use one of equilibrium, uniform, highest, lowest" in res.output
+        assert "not played in the variants: use one of equilibrium, uniform, highest, lowest, match" in res.output
