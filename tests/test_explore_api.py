@@ -415,6 +415,16 @@ def test_api_answers_each_variant_as_its_solution_does(variant_solutions, case):
         assert all("+" in b for b in stage["cards_a"])
 
 
+@pytest.mark.parametrize("case", range(len(VARIANTS)), ids=[r.describe() for r, _, _ in VARIANTS])
+def test_variant_api_query_is_exactly_the_cli_json(case):
+    _, params, _ = VARIANTS[case]
+    c = TestClient(create_app(Explorer(rules=Rules(6))), follow_redirects=False)
+    r = c.get("/api/query?" + urlencode(params))
+    cli_out = cli_query(params)
+    assert cli_out.exit_code == 0, cli_out.output
+    assert r.status_code == 200 and r.text == cli_out.stdout.strip()
+
+
 def test_two_card_first_round_is_the_opening(variant_solutions):
     rules = VARIANTS[0][0]
     c = TestClient(create_app(Explorer(rules=Rules(6))), follow_redirects=False)

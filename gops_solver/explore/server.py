@@ -283,9 +283,13 @@ class Explorer:
             where["row"] = row
         res = sol.query(p["hand_a"], p["hand_b"], p["pot"], parse_cards(p["prizes"], n, "prizes"), p["diff"],
                         stage_solver=p["stage_solver"], **where)
+        if rules.match != "single":
+            st = res.state  # the state as gops query --json prints it for a match
+            return VariantAnswer(rules, res, {"hand_a": sorted(st.hand_a), "hand_b": sorted(st.hand_b),
+                                              "pot": st.pot, "prizes": list(st.prizes), "diff": st.diff})
         return VariantAnswer(rules, res, {"hand_a": sorted(parse_cards(p["hand_a"], n, "hand A")),
                                           "hand_b": sorted(parse_cards(p["hand_b"], n, "hand B")),
-                                          "pot": int(p["pot"]), "prizes": list(parse_cards(p["prizes"], n, "prizes")),
+                                          "pot": int(p["pot"]), "prizes": sorted(parse_cards(p["prizes"], n, "prizes")),
                                           "diff": int(p["diff"]), **({"row": sorted(row)} if row else {})})
 
     def _full(self, rules: Rules) -> Solution:
