@@ -472,6 +472,8 @@ VARIANT_BAD = [
     ({"tiebreak": "extra-game"}, "tiebreak"),               # needs a best-of match with draw half
     ({"match_total": "2"}, "match_total"),
     ({"bid_cards": "2", "hand_a": "1,2,9"}, "9"),
+    ({"players": "3"}, "players=3"),                        # 3-4 players: not shown, never answered as two
+    ({"players": "4", "bid_cards": "2"}, "players=4"),
 ]
 
 

@@ -161,6 +161,12 @@ class Explorer:
                                  "(gops explore --solution FILE): drop solution from the address")
             if key in ("json", "help", "h", "as_json"):
                 raise InputError(f"unknown parameter {key!r}: use {', '.join(_RULE_PARAMS + _STATE_PARAMS)}")
+            if key == "players":
+                if value.strip() in ("2", ""):
+                    continue
+                raise InputError(f"players={value}: the explorer shows two-player games (one value, two bid "
+                                 f"distributions), which a game of {value} players does not define: drop players, "
+                                 f"or ask gops query --players {value}")
             if rules_only and key in _STATE_PARAMS:
                 continue
             args.append(f"--{key.replace('_', '-')}={value}")
