@@ -6,6 +6,12 @@ options, so a bad one gets exactly the CLI's one-line message (HTTP 400), and
 answered by :func:`~gops_solver.analysis.answer.answer_query`, so ``/api/query``
 returns exactly the object ``gops query --json`` prints.
 
+The variants (``bid_cards=2``, ``open_prizes=M`` with ``row``, ``tiebreak`` with
+``match_total``) are answered through the one solution interface
+(:class:`~gops_solver.engine.base.GameSolution` ``query`` and ``opening``) of
+the whole game, solved once; their answers are the object ``gops query --json``
+prints for the same options. ``players`` other than 2 is refused in one line.
+
 Endpoints: ``/`` (the page; without a position it redirects to a default one),
 ``/api/query``, ``/api/position`` (the query object plus the stage matrix and
 what stepping needs), ``/api/step``, ``/api/first`` (the first-round table),
@@ -51,7 +57,8 @@ ANSWER_CACHE = 512
 _RULE_PARAMS = ("cards", "tie", "objective", "order", "match", "draw", "stage_solver")
 _STATE_PARAMS = ("hand_a", "hand_b", "pot", "prizes", "diff", "row", "game", "match_score", "match_total")
 _STEP_PARAMS = ("bid_a", "bid_b", "next")
-#: the query command's variant parameters, with the value that means the classic game (None: none does)
+#: the query command's variant parameters, with the value that means the classic game (None: left out);
+#: any other value routes a request through the variants' answer (:meth:`Explorer._variant`)
 _VARIANT_PARAMS = {"bid_cards": 1, "open_prizes": 1, "tiebreak": "share", "row": None, "match_total": None}
 
 
