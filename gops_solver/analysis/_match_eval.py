@@ -326,13 +326,19 @@ def _best_response(fmt, pa, single, progress, kernels):
             term = np.array([cont(pos, d) for d in range(-T, T + 1)])
             values[pos], dists[pos] = solve_game(pos, term)
             continue
-        # a replayed draw pays the position's own value x: policy iteration from x = A's best end
-        x = max(cont(pos, 1), cont(pos, -1))
+        # a replayed draw pays the position's own value x: policy iteration from x above A's best end. Each
+        # reply is evaluated exactly; a reply that draws every game never ends the match, so it is no
+        # improvement (it only ties the value of the reply before it, which is then the fixed point)
+        x, dist = max(cont(pos, 1), cont(pos, -1)) + 1, None  # above every end: B's first reply ends the match
         for _ in range(_MAX_POLICY_STEPS):
             term = np.array([cont(pos, d, x) for d in range(-T, T + 1)])
-            _, dist = solve_game(pos, term)
-            stay = dist.get(0, 0.0)
-            _check_term_draws(stay, pos)
+            _, greedy = solve_game(pos, term)
+            stay = greedy.get(0, 0.0)
+            if stay >= 1 - VALUE_TOL:
+                if dist is None:  # even when a draw is B's worst end, B's reply draws: every reply does
+                    _check_term_draws(stay, pos)
+                break
+            dist = greedy
             x_new = sum(q * cont(pos, d) for d, q in dist.items() if d != 0) / (1 - stay)
             if abs(x_new - x) <= VALUE_TOL:
                 x = x_new
