@@ -64,6 +64,8 @@ def variant_options(command: str, row: bool = False, supported: bool = True, opt
             variant_file = _is_variant_file(kw.get("solution"))
             if not given and not variant_file:
                 return f(*args, **kw)
+            if command in ("evaluate", "simulate") and given == ["--tiebreak"] and not variant_file:
+                return f(*args, tiebreak=tiebreak, **kw)  # a tiebreak match of classic games
             if not supported:
                 what = ", ".join(given) or "a variant solution file"
                 raise click.UsageError(f"gops {command} does not support {what} yet: it takes the classic game "
