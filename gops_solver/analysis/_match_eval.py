@@ -20,8 +20,9 @@ Strategies are per-game: heuristics and user functions see one game's view
 (its own score difference) and play the same at every position, so their
 games are computed once. ``equilibrium`` plays the solved match's per-game
 strategy at the current position (``Solution.query(..., game=, match_score=)``),
-read from the position's tables in the kernels where the position is stored
-from that seat's side, else through ``query``.
+read from the position's tables in the kernels (from B's seat of the tables
+where the position is stored from the other player's side), or through
+``query`` for a session game entered with a score carried in.
 
 The exact kernels come from the callers (:mod:`.evaluate`, :mod:`.simulate`)
 as :class:`GameKernels`, so this module imports neither.
@@ -35,7 +36,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from gops_solver.analysis._common import Evaluation, Outcome, Simulation
-from gops_solver.analysis.strategies import CODE_EQUILIBRIUM, CODE_TABLE, Strategy, make_strategy
+from gops_solver.analysis.strategies import CODE_EQUILIBRIUM, CODE_EQUILIBRIUM_B, CODE_TABLE, Strategy, make_strategy
 from gops_solver.game.constants import VALUE_TOL
 from gops_solver.game.rules import SESSION_GAMES, Rules
 
@@ -201,9 +202,9 @@ class _Player:
             return Strategy("equilibrium", CODE_EQUILIBRIUM, solution=self._extra)
         game, score = self.fmt.views(pos)[1 if self.seat_b else 0]
         key, swapped, carried = sol.match.locate(game, score)
-        if not swapped and carried == 0:  # stored from this seat's side: the kernels read its tables
+        if carried == 0:  # the kernels read the position's tables, from B's seat where it is stored swapped
             space, tables = sol.match.games[key]
-            return Strategy("equilibrium", CODE_EQUILIBRIUM,
+            return Strategy("equilibrium", CODE_EQUILIBRIUM_B if swapped else CODE_EQUILIBRIUM,
                             solution=SimpleNamespace(space=space, tables=tables, rules=self.fmt.single()))
         memo = {}
 
