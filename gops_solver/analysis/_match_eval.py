@@ -322,6 +322,12 @@ def _best_response(fmt, pa, single, progress, kernels):
             progress()
         return out
 
+    r = fmt.rules
+    if r.match == "session" and r.objective == "points" and not pa.moves_with_position:
+        # the session's total is additive: every game's end pays D + d + the later games' values, linear
+        # in d, so every game has the same best reply, that of the single game under points
+        v, dist = solve_game(fmt.start(), np.arange(-T, T + 1, dtype=np.float64))
+        return SESSION_GAMES * v, {pos: dist for pos in fmt.positions()}
     for pos in fmt.positions():
         if not fmt.replay(pos):
             term = np.array([cont(pos, d) for d in range(-T, T + 1)])
