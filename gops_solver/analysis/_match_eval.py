@@ -413,6 +413,6 @@ def simulate_match(a, b, rules: Rules, matches: int, seed, solution, progress, p
     w, wci = rate(int(np.count_nonzero(result > 0)))
     dr, dci = rate(int(np.count_nonzero(result == 0)))
     lo, lci = rate(int(np.count_nonzero(result < 0)))
-    return Simulation(rules, pa.name, pb.name, G, int(seed), m, (float(m - half), float(m + half)), w, wci, dr, dci, lo, lci,
-                      time.perf_counter() - t0)
+    return Simulation(rules, pa.name, pb.name, G, int(seed), m, (float(m - half), float(m + half)), w, wci, dr, dci,
+                      lo, lci, time.perf_counter() - t0)
 
