@@ -198,8 +198,8 @@ def test_user_strategies_through_the_table_path():
 
 
 def test_evaluate_errors():
-    with pytest.raises(ValueError, match="not a session match: use match=.single."):
-        evaluate("match", Rules(4, match="session"))
+    with pytest.raises(ValueError, match="solution is for"):  # a single game's solution for a match
+        evaluate("equilibrium", Rules(4, match="session"), solution=solve(Rules(4)))
     with pytest.raises(ValueError, match="solution is for"):
         evaluate("equilibrium", Rules(4), solution=solve(Rules(4, "discard")))
 

@@ -183,24 +183,26 @@ def test_game_solution_is_in_the_facade(solved, three):
 
 @pytest.mark.parametrize("rules", [TWO_PLAYER["tiebreak"], Rules(n=3, objective="win", match="best-of-3", draw="half"),
                                    Rules(n=3, match="session")], ids=["tiebreak", "best-of-3", "session"])
-def test_matches_are_refused_in_one_line_naming_what_is_taken(solved, rules, tmp_path):
-    """Exact match-level evaluation is not built: evaluate and simulate say what they take, before any solve."""
+def test_matches_are_evaluated_and_simulated_from_a_saved_file(solved, rules, tmp_path):
+    """evaluate and simulate take every match format, from the API and from gops -s FILE alike."""
+    import json
     from click.testing import CliRunner
     from gops_solver.cli.commands import cli
-    for call in (lambda: evaluate("uniform", rules), lambda: simulate("uniform", "uniform", rules, 10)):
-        with pytest.raises(ValueError, match=f"single two-player games .*not a {rules.match} match: use "
-                                             f"match='single'"):
-            call()
     sol = solved["tiebreak"] if rules == TWO_PLAYER["tiebreak"] else gops.solve(rules)
+    ev = evaluate("uniform", rules, solution=sol)
+    assert ev.exploitability > 0 and ev.game_value == pytest.approx(sol.value, abs=1e-12)
+    assert evaluate("equilibrium", rules, solution=sol).exploitability == pytest.approx(0.0, abs=1e-9)
     path = tmp_path / "m.gops"
     sol.save(path)
     runner = CliRunner()
-    for args in (["evaluate", "-s", str(path), "--a", "uniform"],
-                 ["simulate", "-s", str(path), "--a", "uniform", "--b", "equilibrium", "--games", "10"]):
-        res = runner.invoke(cli, args)
-        assert res.exit_code == 2 and len(res.output.splitlines()) == 1, res.output
-        assert f"takes single two-player games (classic, --bid-cards 2, --open-prizes M), not a {rules.match} " \
-               f"match: read the match's equilibrium with gops query" in res.output
+    res = runner.invoke(cli, ["evaluate", "-s", str(path), "--a", "uniform", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["vs_opponent"]["value"] == pytest.approx(ev.vs_opponent.value, abs=1e-12)
+    res = runner.invoke(cli, ["simulate", "-s", str(path), "--a", "uniform", "--b", "equilibrium", "--games", "10",
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["games"] == 10
+    assert simulate("uniform", "uniform", rules, 10).games == 10
 
 
 def test_cli_evaluates_the_variants_and_names_their_strategies(solved, tmp_path):

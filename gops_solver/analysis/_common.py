@@ -17,8 +17,9 @@ def check_rules(rules) -> str:
     Returns
     -------
     str
-        ``classic`` (the jitted evaluation and simulation) or ``variant``
-        (two-card bids and open prizes: :mod:`._variant_matchup`).
+        ``classic`` (the jitted evaluation and simulation), ``variant``
+        (two-card bids and open prizes: :mod:`._variant_matchup`) or ``match``
+        (a session or best-of match of classic games: :mod:`._match_eval`).
     """
     if not isinstance(rules, Rules):
         raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
@@ -26,11 +27,7 @@ def check_rules(rules) -> str:
         raise ValueError(f"evaluate and simulate are defined for two players: they play two-player games, not "
                          f"players={rules.players}; use MultiSolution.query or gops play --players {rules.players}")
     if rules.match != "single":
-        # a match's value hangs on the per-game equilibria at every match score: no exact match-level
-        # evaluation yet, so say what is taken
-        raise ValueError(f"evaluate and simulate take single two-player games (classic, bid_cards=2, open_prizes), "
-                         f"not a {rules.match} match: use match='single', or read the match's equilibrium with "
-                         f"query(..., game=, match_score=)")
+        return "match"  # a chain of classic games over match positions (:mod:`._match_eval`)
     return "classic" if rules.classic else "variant"
 
 

@@ -56,7 +56,9 @@ class Play(NamedTuple):
     ``win`` the objective; ``mode_b`` how B plays (:func:`_expand`);
     ``reuse`` states that differ only in the diff share their distributions;
     ``next_keys``/``next_vals`` the values of the level below as a hash table
-    (:func:`~.hashtable.hashed`; empty when unused).
+    (:func:`~.hashtable.hashed`; empty when unused); ``term`` the payoff of
+    each final margin ``d`` at ``term[d + (len(term) - 1) // 2]`` (a game of a
+    match pays what its end is worth to the match; empty: the objective's payoff).
     """
 
     n: int
@@ -69,9 +71,11 @@ class Play(NamedTuple):
     reuse: bool
     next_keys: np.ndarray
     next_vals: np.ndarray
+    term: np.ndarray = np.zeros(0)
 
 
 _NO_NEXT = np.zeros(0, np.int64), np.zeros(0)
+_NO_TERM = np.zeros(0)
 
 
 @njit(cache=True)
@@ -141,10 +145,12 @@ def _child(ha, hb, pm2, a, b, pot, d, k, carry_rule, keep_diff, relabel):
 
 
 @njit(cache=True)
-def _terminal(imm, d, keep_diff, win):
-    """Value for A of a finished game (``imm`` already added to ``d`` when diff is kept)."""
+def _terminal(imm, d, keep_diff, win, term):
+    """Value for A of a finished game (``imm`` already added to ``d`` when diff is kept; ``term``: see :class:`Play`)."""
     if not keep_diff:
         return float(imm)
+    if len(term) > 0:
+        return term[d + (len(term) - 1) // 2]
     if win:
         return 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
     return float(d)
@@ -155,7 +161,7 @@ def _cell(play, ha, hb, pm2, a, b, pot, d, k):
     """Value for A after bids ``a``, ``b`` (future value plus, without diff, the points won now)."""
     key, imm = _child(ha, hb, pm2, a, b, pot, d, k, play.carry, play.keep_diff, play.relabel)
     if k == 1:
-        return _terminal(imm, d + imm, play.keep_diff, play.win)
+        return _terminal(imm, d + imm, play.keep_diff, play.win, play.term)
     v = next_value(key, play.next_keys, play.next_vals)
     return v if play.keep_diff else v + imm
 
@@ -421,7 +427,7 @@ def _relabelling(sa, sb):
     return KEEP
 
 
-def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt):
+def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt, term=_NO_TERM):
     """All children of one level, merged: sorted keys and their probabilities; see :func:`_expand`.
 
     The parents are cut into one chunk per thread, each filling its own
@@ -441,7 +447,7 @@ def _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt):
     reuse = not sa.s.uses_diff and {MODE_FIXED: sb is not None and not sb.s.uses_diff,
                                      MODE_REACH: True, MODE_BEST: not keep_diff}[mode_b]
     play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, relabel, rules.objective == "win",
-                mode_b, reuse, *nxt)
+                mode_b, reuse, *nxt, term)
     while True:
         check_status(_kernel(_expand_chunks, n)(play, seats, eq_a, eq_b, keys, probs, starts, ends, HK, HV, used))
         if np.array_equal(starts, ends):
@@ -483,27 +489,59 @@ def _chunk_count():
     return min(numba.get_num_threads(), _MAX_CHUNKS)
 
 
-def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True, tick=None):
+def margin_distribution(rules, sa, sb, mode_b=MODE_FIXED, best_tables=None, keep_diff=True, tick=None,
+                        term=None):
     """Exact distribution of the final margin A - B: ``{margin: probability}``.
 
-    ``tick()``, if given, is called after each round.
+    ``tick()``, if given, is called after each round. ``term``: the end payoffs the
+    ``best_tables`` were computed with (see :func:`best_response_tables`).
     """
+    term = _NO_TERM if term is None else np.asarray(term, np.float64)
     keys, probs = _start(rules.n)
     for k in range(rules.n, 0, -1):
         sa.prepare(keys)
         if sb is not None:
             sb.prepare(keys)
         nxt = hashed(*best_tables[k - 1]) if best_tables is not None else _NO_NEXT
-        keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt)
+        keys, probs = _step(keys, probs, rules, sa, sb, mode_b, keep_diff, nxt, term)
         if tick is not None:
             tick()
     return {int(unpack_key(key)[4]): float(p) for key, p in zip(keys, probs)}
 
 
-def best_response_tables(rules, sa, keep_diff, tick=None):
+def best_response_tables(rules, sa, keep_diff, tick=None, term=None, levels=None):
     """B's best-response values against A's fixed strategy, per level: ``[(keys, values)]``.
 
     ``tick()``, if given, is called after each level of each of the two passes.
+    ``term``: the payoff to A of each final margin ``d``, at ``term[d + (len(term) - 1) // 2]``
+    (needs ``keep_diff``; a game of a match pays its continuation value); None: the objective's payoff.
+    ``levels``: the states A's strategy reaches (:func:`reach_levels`), when already known.
+    """
+    n = rules.n
+    if levels is None:
+        levels = reach_levels(rules, sa, keep_diff, tick)
+    term = _NO_TERM if term is None else np.asarray(term, np.float64)
+    if len(term) and (not keep_diff or len(term) != 2 * rules.total + 1):
+        raise ValueError(f"term gives the payoff of each final margin -{rules.total}..{rules.total} "
+                         f"({2 * rules.total + 1} values) and needs keep_diff")
+    tables = [(np.zeros(0, np.int64), np.zeros(0))] * (n + 1)
+    for k in range(1, n + 1):
+        sa.prepare(levels[k])
+        vals = np.empty(len(levels[k]))
+        play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, _relabelling(sa, None),
+                    rules.objective == "win", MODE_BEST, False, *hashed(*tables[k - 1]), term)
+        seats, eq_a, _ = _seats(sa, None)
+        check_status(_kernel(_values, rules.n)(play, seats, eq_a, levels[k], vals))
+        tables[k] = (levels[k], vals)
+        if tick is not None:
+            tick()
+    return tables
+
+
+def reach_levels(rules, sa, keep_diff, tick=None):
+    """The states A's strategy ``sa`` can reach, B bidding anything: level k's sorted keys at ``[k]``.
+
+    ``tick()``, if given, is called after each level.
     """
     n = rules.n
     keys, _ = _start(n)
@@ -516,18 +554,7 @@ def best_response_tables(rules, sa, keep_diff, tick=None):
                                  _NO_NEXT)
         if tick is not None:
             tick()
-    tables = [(np.zeros(0, np.int64), np.zeros(0))] * (n + 1)
-    for k in range(1, n + 1):
-        sa.prepare(levels[k])
-        vals = np.empty(len(levels[k]))
-        play = Play(n, prize_sequence(rules), rules.tie == "carry", keep_diff, _relabelling(sa, None),
-                    rules.objective == "win", MODE_BEST, False, *hashed(*tables[k - 1]))
-        seats, eq_a, _ = _seats(sa, None)
-        check_status(_kernel(_values, rules.n)(play, seats, eq_a, levels[k], vals))
-        tables[k] = (levels[k], vals)
-        if tick is not None:
-            tick()
-    return tables
+    return levels
 
 
 def evaluation_steps(rules: Rules) -> int:
@@ -543,8 +570,9 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     strategy, against : str or Strategy
         See :func:`~.strategies.make_strategy`. ``strategy`` sits in seat A.
     rules : Rules
-        Any two-player single game: any tie rule, objective and prize order,
-        two-card bids and open prizes (whose strategies are
+        Any two-player game: any tie rule, objective and prize order, every
+        match format (:func:`~._match_eval.evaluate_match`: match figures, B's
+        best reply knowing the match position), two-card bids and open prizes (whose strategies are
         ``equilibrium``, ``uniform``, ``highest`` and ``lowest``, evaluated
         by :func:`~._variant_matchup.evaluate_variant` up to the decks it
         names).
@@ -563,9 +591,14 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     Raises
     ------
     ValueError
-        Unknown strategy, a match format, 3-4 players, or a solution of other rules.
+        Unknown strategy, 3-4 players, or a solution of other rules.
     """
-    if check_rules(rules) == "variant":  # two-card bids, open prizes: the exact recursion over actual cards
+    engine = check_rules(rules)
+    if engine == "match":  # a chain of games over match positions
+        from gops_solver.analysis._match_eval import evaluate_match
+        solution = solution_for(rules, solution, strategy, against)
+        return evaluate_match(strategy, rules, against, solution, progress, match_kernels())
+    if engine == "variant":  # two-card bids, open prizes: the exact recursion over actual cards
         from gops_solver.analysis._variant_matchup import evaluate_variant, strategy_name
         solution = solution_for(rules, solution, "equilibrium")  # its value is the game value
         return evaluate_variant(strategy_name(strategy), solution, strategy_name(against))
@@ -590,3 +623,22 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     game_value = float(solution.value) if solution is not None else 0.0
     return Evaluation(rules, sa_s.name, sb_s.name, out_vs, out_br, game_value, game_value - br_value,
                       time.perf_counter() - t0)
+
+
+def match_kernels():
+    """The exact one-game computations a match evaluation chains (:class:`~._match_eval.GameKernels`)."""
+    from gops_solver.analysis._match_eval import GameKernels
+
+    def play(single, sa, sb):
+        return margin_distribution(single, _Seat(sa, single, False), _Seat(sb, single, True))
+
+    def reach(single, sa):
+        return reach_levels(single, _Seat(sa, single, False), True)
+
+    def best(single, sa, term, levels):
+        seat = _Seat(sa, single, False)
+        tables = best_response_tables(single, seat, True, term=term, levels=levels)
+        dist = margin_distribution(single, seat, None, MODE_BEST, tables, True, term=term)
+        return float(tables[single.n][1][0]), dist
+
+    return GameKernels(play, reach, best)

@@ -124,6 +124,8 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     memory stays small, Ctrl-C is answered within a chunk, and
     ``progress(games_in_chunk)`` is called after each.
 
+    A match (``rules.match``) plays ``games`` whole matches
+    (:func:`~._match_eval.simulate_match`): the figures are the match's.
     Two-card bids and open prizes are played by
     :func:`~._variant_matchup.simulate_variant` (strategies ``equilibrium``,
     ``uniform``, ``highest``, ``lowest``), with the same result and intervals.
@@ -131,13 +133,18 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     Raises
     ------
     ValueError
-        Non-positive ``games``, unknown strategies, a match format, 3-4 players.
+        Non-positive ``games``, unknown strategies, 3-4 players.
     """
     engine = check_rules(rules)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games={games!r} must be a positive whole number")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed={seed!r} must be a whole number in 0..2**32-1")
+    if engine == "match":  # whole matches, each game played at its match position
+        from gops_solver.analysis._match_eval import simulate_match
+        from gops_solver.analysis.evaluate import match_kernels
+        solution = solution_for(rules, solution, a, b)
+        return simulate_match(a, b, rules, games, seed, solution, progress, _play_games, match_kernels())
     if engine == "variant":  # two-card bids, open prizes: games played over actual cards from Python
         from gops_solver.analysis._variant_matchup import simulate_variant, strategy_name
         a, b = strategy_name(a), strategy_name(b)
@@ -187,3 +194,16 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     return Simulation(rules, sa.name, sb.name, G, int(seed), m, (m - half, m + half), w, _floats(wci), dr, _floats(dci),
                       lo, _floats(lci),
                       time.perf_counter() - t0)
+
+
+def _play_games(single, sa, sb, count, rng):
+    """Final margins of ``count`` games of ``sa`` (seat A) against ``sb``, drawing from ``rng``: in numba
+    (seeded from ``rng``) unless a strategy is called from Python."""
+    if CODE_TABLE in (sa.code, sb.code):
+        return _simulate_python(count, rng, single, sa, sb)
+    margins = np.empty(count, np.int64)
+    keys, probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))
+    seats = Seats(sa.code, keys, probs, sb.code, keys, probs)
+    check_status(_simulate(count, int(rng.integers(2**31)), single.n, prize_sequence(single), single.tie == "carry",
+                           seats, sa.eq, sb.eq, margins))
+    return margins

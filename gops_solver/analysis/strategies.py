@@ -63,9 +63,11 @@ HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional"
 CODE_EQUILIBRIUM = 6
 CODE_TABLE = 7  # a Python strategy, evaluated beforehand into a lookup table
 CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equilibrium under points)
+#: the equilibrium played from B's seat of the tables (a match position stored from the other player's side)
+CODE_EQUILIBRIUM_B = 9
 #: codes of strategies that see the hands only through the order of their cards (uniform, highest,
 #: lowest, proportional, equilibrium): ``match`` compares card values with the pot
-RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM)
+RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM, CODE_EQUILIBRIUM_B)
 
 
 
@@ -186,10 +188,15 @@ def _closest(own, n, target, out):
 
 
 @njit(cache=True)
-def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
-    """A's optimal stage strategy at (own as A, opp as B), spread over cards; returns a status."""
+def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, as_b=False):
+    """A's optimal stage strategy at (own as A, opp as B), spread over cards; returns a status.
+
+    ``as_b``: B's optimal strategy at (opp as A, own as B) instead, ``diff`` still own minus opp.
+    """
     tokens = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     vals = np.empty(TOKEN_SCRATCH, dtype=np.int64)
+    if as_b:
+        own, opp, diff = opp, own, -diff
     u = 0
     for v in range(1, n + 1):
         a = (own >> (v - 1)) & 1
@@ -238,6 +245,16 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
     cls_a = np.empty(MAX_CARDS, dtype=np.int64)
     cls_b = np.empty(MAX_CARDS, dtype=np.int64)
     classes(tokens, u, cls_a, cls_b)
+    if as_b:
+        for b in range(stage.nb):
+            q = cls_b[b]
+            run = 1
+            if tokens[q] == TOK_B:
+                while q + run < u and tokens[q + run] == TOK_B:
+                    run += 1
+            for r in range(run):
+                out[vals[q + r] - 1] += y[b] / run
+        return 0
     for a in range(stage.na):
         q = cls_a[a]
         run = 1
@@ -314,6 +331,8 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
                 seen += 1
     elif code == CODE_EQUILIBRIUM:
         return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out)
+    elif code == CODE_EQUILIBRIUM_B:
+        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, True)
     else:
         key = decision_key(own, opp, pm_after, pot, diff if code == CODE_TABLE else 0)
         i = np.searchsorted(tab_keys, key)
@@ -360,9 +379,10 @@ class Strategy:
 
     def __init__(self, name, code, func=None, solution=None):
         self.name, self.code, self.func, self.solution = name, int(code), func, solution
-        self.uses_diff = code == CODE_TABLE or (code == CODE_EQUILIBRIUM and solution.rules.objective == "win")
+        tables = code in (CODE_EQUILIBRIUM, CODE_EQUILIBRIUM_B)
+        self.uses_diff = code == CODE_TABLE or (tables and solution.rules.objective == "win")
         self.rank_only = code in RANK_CODES
-        self._eq = eq_data(solution) if code == CODE_EQUILIBRIUM else None
+        self._eq = eq_data(solution) if tables else None
 
     def __repr__(self):
         return f"Strategy({self.name!r})"

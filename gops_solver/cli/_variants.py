@@ -64,6 +64,13 @@ def variant_options(command: str, row: bool = False, supported: bool = True, opt
             variant_file = _is_variant_file(kw.get("solution"))
             if not given and not variant_file:
                 return f(*args, **kw)
+            if command in ("evaluate", "simulate"):
+                if given == ["--tiebreak"] and not variant_file:
+                    return f(*args, tiebreak=tiebreak, **kw)  # a tiebreak match of classic games
+                match, draw = kw.pop("match", None), kw.pop("draw", None)
+                if match not in (None, "single") or draw is not None:
+                    raise click.UsageError("matches of the two-card and open-prize variants are not supported: "
+                                           "drop --match/--draw, or play the classic game in a match")
             if not supported:
                 what = ", ".join(given) or "a variant solution file"
                 raise click.UsageError(f"gops {command} does not support {what} yet: it takes the classic game "

@@ -499,14 +499,19 @@ def _slot_text(d) -> str:
     return text
 
 
-def _game_rules(cards, tie, objective, order, path):
+def _game_rules(cards, tie, objective, order, path, match=None, draw=None, tiebreak=None):
     """The rules of evaluate/simulate: the --solution file's (rule options given must agree), else the options'."""
     if path is None:
-        return _make_rules(cards, tie, objective, order), None
+        if tiebreak is not None:
+            return rules_from_options(cards, tie, objective, order, match, draw, tiebreak=tiebreak) \
+                if cards is not None else _make_rules(cards, tie, objective, order), None
+        return _make_rules(cards, tie, objective, order, match=match, draw=draw), None
     from gops_solver.analysis.answer import file_rules
     from gops_solver.api import load
     sol = load(path)
-    return file_rules(sol.rules, path, n=cards, tie=tie, objective=objective, order=order), sol
+    extra = {"tiebreak": tiebreak} if tiebreak is not None else {}
+    return file_rules(sol.rules, path, n=cards, tie=tie, objective=objective, order=order, match=match, draw=draw,
+                      **extra), sol
 
 
 def _solution_for(path, rules, specs, quiet, loaded=None):
@@ -538,14 +543,6 @@ def _game_options(f):
     return _rules_options(None)(f)
 
 
-def _single_game(command, rules):
-    """Refuse, in one line and before any compile or solve, a match (evaluate and simulate play single games)."""
-    if rules.players == 2 and rules.match != "single":
-        raise click.UsageError(f"gops {command} takes single two-player games (classic, --bid-cards 2, "
-                               f"--open-prizes M), not a {rules.match} match: read the match's equilibrium with "
-                               f"gops query -s FILE --game G --match-score A-B")
-
-
 _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equilibrium or module:function"
 
 
@@ -564,13 +561,17 @@ _STRATEGY_HELP = "uniform, match, match+1, highest, lowest, proportional, equili
 @click.option("--allow-large", is_flag=True,
               help=f"evaluate decks over {EVAL_MEASURED_MAX_CARDS} cards (unmeasured; may exhaust memory)")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per opponent")
-def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large, as_csv):
-    """Exact margin, win/draw/loss and exploitability of a strategy (no sampling)."""
+@_match_options
+def evaluate(strategy, against, cards, tie, objective, order, solution, as_json, quiet, allow_large, as_csv,
+             match=None, draw=None, tiebreak=None):
+    """Exact margin, win/draw/loss and exploitability of a strategy (no sampling).
+
+    With --match: the match's figures (win/draw/loss of the match; margin, the final match-score
+    difference; the best reply knows the match score)."""
     from gops_solver.analysis.evaluate import evaluate as evaluate_exact, evaluation_steps
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    rules, loaded = _game_rules(cards, tie, objective, order, solution)
-    _single_game("evaluate", rules)
+    rules, loaded = _game_rules(cards, tie, objective, order, solution, match, draw, tiebreak)
     if not evaluation_measured(rules) and not allow_large:
         raise click.UsageError(f"exact evaluation of {rules.n} cards is unmeasured: uniform took 5.7 GB at n = 10, "
                                f"6.6 times its n = 9 peak; use gops simulate for large decks, or add --allow-large "
@@ -579,7 +580,7 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
         compile_notice("evaluate", rules)
     sol = _solution_for(solution, rules, (strategy, against), quiet, loaded)
     bar = None
-    if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS:
+    if not quiet and rules.n >= _PROGRESS_MIN_EVAL_CARDS and rules.match == "single":
         from tqdm import tqdm
         bar = tqdm(total=evaluation_steps(rules), unit="round", desc="evaluating", file=sys.stderr,
                    dynamic_ncols=True)
@@ -619,13 +620,16 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
 @quiet_option
 @players_option("simulate")
-def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
-    """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
+@_match_options
+def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet,
+             match=None, draw=None, tiebreak=None):
+    """Play G games and report mean margin and win/draw/loss rates with 95% intervals.
+
+    With --match: G whole matches, and the match's figures."""
     from gops_solver.analysis.simulate import simulate as run_games
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    rules, loaded = _game_rules(cards, tie, objective, order, solution)
-    _single_game("simulate", rules)
+    rules, loaded = _game_rules(cards, tie, objective, order, solution, match, draw, tiebreak)
     sol = _solution_for(solution, rules, (strat_a, strat_b), quiet, loaded)
     bar = None
     if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
