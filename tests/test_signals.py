@@ -260,3 +260,113 @@ def test_an_interrupt_a_library_would_drop_is_raised_after_it(tmp_path, module, 
                        env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=_interruptible)
     assert r.stdout.strip() == "raised later True", (r.stdout, r.stderr)
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+
+
+# --- every command goes through the one signal module: export, play, and a signal after the output ---
+
+def _read_until(p, marker, limit=120):
+    """Read the child's stdout (bytes, unbuffered) until ``marker`` appears; what was read."""
+    fd = p.stdout.fileno()
+    os.set_blocking(fd, False)
+    buf, t0 = b"", time.time()
+    while marker not in buf:
+        assert p.poll() is None, f"the child ended before {marker!r}: {buf[-500:]!r}"
+        assert time.time() - t0 < limit
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            buf += chunk
+        else:
+            time.sleep(0.005)
+    return buf
+
+
+def start_bytes(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "gops_solver", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": ROOT},
+                            preexec_fn=_interruptible, **kw)
+
+
+def one_word(rc, err, sig):
+    err = err.decode() if isinstance(err, bytes) else err
+    assert rc == (143 if sig == signal.SIGTERM else 130), (rc, err)
+    assert "Traceback" not in err and "Fatal Python error" not in err, err
+    assert err.strip().splitlines()[-1] == ("terminated" if sig == signal.SIGTERM else "interrupted"), err
+
+
+@pytest.fixture(scope="module")
+def solved8(tmp_path_factory):
+    path = tmp_path_factory.mktemp("x") / "x8.gops"
+    solve(Rules(8, "discard", "points"), out=path)
+    return path
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_during_an_export_write_leaves_nothing(tmp_path, solved8, sig):
+    """Caught in its write (SIGSTOP the moment the temporary file has bytes): 130/143, one line, no temporary
+    file, no target. A few tries, each until one is caught (the write lasts a fraction of a second)."""
+    caught = 0
+    for attempt in range(8):
+        out = tmp_path / f"e{attempt}.csv"
+        p = start("export", "-s", solved8, "--format", "csv", "--out", out)
+        while p.poll() is None:
+            t = temps(tmp_path)
+            if t and os.path.getsize(tmp_path / t[0]) > 0:
+                p.send_signal(signal.SIGSTOP)
+                break
+            time.sleep(0.0005)
+        if p.poll() is not None or not temps(tmp_path):
+            p.send_signal(signal.SIGCONT)
+            rc, _, err = finish(p)
+            assert rc == 0 and out.exists() and not temps(tmp_path), err  # missed: it finished first
+            continue
+        p.send_signal(sig)
+        p.send_signal(signal.SIGCONT)
+        rc, _, err = finish(p)
+        one_word(rc, err, sig)
+        assert not temps(tmp_path) and not out.exists()
+        caught += 1
+        if caught == 3:
+            break
+    assert caught >= 1, "never caught the export in its write"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_after_the_output_is_written_exits_130_or_143(tmp_path, solved8, sig):
+    """The export's last line is printed: the file is complete, the process is on its way out. A signal then
+    ends it with 130/143 and one line (or, when it had already gone, 0), never a raw signal death."""
+    seen = set()
+    for attempt in range(4):
+        out = tmp_path / f"late{attempt}.csv"
+        p = start_bytes("export", "-s", solved8, "--rounds", 2, "--format", "csv", "--out", out)
+        _read_until(p, b"\ntime ")
+        p.send_signal(signal.SIGSTOP)
+        p.send_signal(sig)
+        p.send_signal(signal.SIGCONT)
+        _, err = p.communicate(timeout=60)
+        assert p.returncode >= 0, (p.returncode, err)
+        if p.returncode != 0:
+            one_word(p.returncode, err, sig)
+        seen.add(p.returncode)
+        assert out.exists() and not temps(tmp_path)
+    assert seen <= {0, 143 if sig == signal.SIGTERM else 130}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_at_the_play_prompt(sig):
+    for _ in range(2):
+        p = start_bytes("play", "-n", 4, "--seed", 1, stdin=subprocess.PIPE)
+        _read_until(p, b"your bid [")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        one_word(p.returncode, err, sig)
+
+
+def test_end_of_input_in_a_three_player_game_is_a_plain_goodbye():
+    """As a person or a script ends a game (Ctrl-D, or the piped bids run out): no error, no 130."""
+    r = subprocess.run([sys.executable, "-m", "gops_solver", "play", "--players", "3", "-n", "4", "--seed", "1"],
+                       input="", capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    assert r.returncode in (0, 1) and "goodbye" in r.stderr, r.stderr
+    assert "error" not in r.stderr and "aborted" not in r.stderr and "Traceback" not in r.stderr, r.stderr
