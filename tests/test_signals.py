@@ -99,7 +99,8 @@ def test_signal_mid_solve_keeps_checkpoints_and_resumes(tmp_path, full, sig, cod
     p.send_signal(sig)
     rc, _, err = finish(p)
     assert rc == code and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1].endswith("rerun with --resume to continue from the last finished level")
+    assert err.strip().splitlines()[-1] == ("terminated" if sig == signal.SIGTERM else "interrupted") \
+        + "; rerun with --resume to continue from the last finished level", err
     assert not out.exists() and not temps(tmp_path) and not temps(ck)
     p = start(*ARGS, "--out", out, "--resume")
     rc, _, err = finish(p)
