@@ -383,3 +383,31 @@ def test_end_of_input_in_a_three_player_game_is_a_plain_goodbye():
                        input="", capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
     assert r.returncode in (0, 1) and "goodbye" in r.stderr, r.stderr
     assert "error" not in r.stderr and "aborted" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+_UNPICKLE_CHILD = """
+import os, signal, sys, time
+from gops_solver.cli.entry import install_handlers
+install_handlers()
+done = []
+def _numba_unpickle():  # the name of numba's unpickler: compiled code calls it and loses what it raises
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(30):
+        time.sleep(0.01)  # the handler runs here, between calls
+    done.append(True)
+try:
+    _numba_unpickle()
+    time.sleep(2)  # the interrupt sent again lands here
+    print("lost")
+except KeyboardInterrupt:
+    print("raised after" if done else "raised inside")
+"""
+
+
+def test_no_interrupt_is_raised_inside_numbas_unpickler():
+    """A kernel's wrapper calls numba's unpickler while it boxes the result and drops an exception raised there:
+    the result came back with a hole (a tuple with a NULL item) and the caller segfaulted unpacking it. The
+    handler waits until the unpickler has returned."""
+    r = subprocess.run([sys.executable, "-c", _UNPICKLE_CHILD], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=_interruptible)
+    assert r.stdout.strip() == "raised after", (r.stdout, r.stderr)
