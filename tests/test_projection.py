@@ -107,6 +107,25 @@ def test_projection_grows_with_the_deck_and_says_when_it_extrapolates():
         assert all(a <= b for a, b in zip(times, times[1:])), (tie, objective, mode, times)
     assert "extrapolated beyond n = 10" in calibrated_seconds(Rules(12, "discard", "win"), "memory")[1]
     assert "extrapolated" not in calibrated_seconds(Rules(12, "discard", "win"), "blocked")[1]
+    assert "extrapolated beyond n = 12" in calibrated_seconds(Rules(13, "discard", "win"), "blocked")[1]
+    assert "scaled down from n = 8" in calibrated_seconds(Rules(7, "carry", "win"), "memory")[1]
+
+
+def test_each_projection_names_its_measurements_and_says_when_it_goes_beyond_them():
+    import re
+    for tie, objective, mode in itertools.product(("carry", "discard"), ("points", "win"), ("memory", "blocked")):
+        measured = sorted({r[0] for r in CALIBRATION if r[1:4] == (tie, objective, mode)})
+        for n in range(4, 14):
+            basis = calibrated_seconds(Rules(n, tie, objective), mode)[1]
+            assert basis.startswith(f"measured {tie}/{objective} {mode} solves, n = "), basis
+            anchors = [int(x) for x in re.findall(r"(?<!beyond )(?<!from )n = (\d+)", basis)]
+            assert set(anchors) <= set(measured), basis
+            if n > measured[-1]:
+                assert f"extrapolated beyond n = {measured[-1]}" in basis, (n, basis)
+            elif n < anchors[0]:
+                assert f"scaled down from n = {anchors[0]}" in basis, (n, basis)
+            else:  # an anchor, or between two
+                assert "extrapolated" not in basis and "scaled down" not in basis, (n, basis)
 
 
 def test_gops_info_shows_both_times_and_their_measurements():
@@ -114,4 +133,4 @@ def test_gops_info_shows_both_times_and_their_measurements():
     assert out.exit_code == 0, out.output
     p = project(Rules(10, "discard", "win"))
     assert f"about {duration(p.seconds)} in memory | about {duration(p.blocked_seconds)} as a block store" in out.output
-    assert "measured discard/win memory solves, n = 9, n = 10 | measured discard/win blocked solves" in out.output
+    assert "measured discard/win memory solves, n = 8, n = 9, n = 10 | measured discard/win blocked solves" in out.output

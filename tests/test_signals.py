@@ -99,7 +99,8 @@ def test_signal_mid_solve_keeps_checkpoints_and_resumes(tmp_path, full, sig, cod
     p.send_signal(sig)
     rc, _, err = finish(p)
     assert rc == code and "Traceback" not in err, err
-    assert err.strip().splitlines()[-1].endswith("rerun with --resume to continue from the last finished level")
+    assert err.strip().splitlines()[-1] == ("terminated" if sig == signal.SIGTERM else "interrupted") \
+        + "; rerun with --resume to continue from the last finished level", err
     assert not out.exists() and not temps(tmp_path) and not temps(ck)
     p = start(*ARGS, "--out", out, "--resume")
     rc, _, err = finish(p)
@@ -260,3 +261,153 @@ def test_an_interrupt_a_library_would_drop_is_raised_after_it(tmp_path, module, 
                        env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=_interruptible)
     assert r.stdout.strip() == "raised later True", (r.stdout, r.stderr)
     assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+
+
+# --- every command goes through the one signal module: export, play, and a signal after the output ---
+
+def _read_until(p, marker, limit=120):
+    """Read the child's stdout (bytes, unbuffered) until ``marker`` appears; what was read."""
+    fd = p.stdout.fileno()
+    os.set_blocking(fd, False)
+    buf, t0 = b"", time.time()
+    while marker not in buf:
+        assert p.poll() is None, f"the child ended before {marker!r}: {buf[-500:]!r}"
+        assert time.time() - t0 < limit
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            buf += chunk
+        else:
+            time.sleep(0.005)
+    return buf
+
+
+def start_bytes(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "gops_solver", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": ROOT},
+                            preexec_fn=_interruptible, **kw)
+
+
+def one_word(rc, err, sig):
+    err = err.decode() if isinstance(err, bytes) else err
+    assert rc == (143 if sig == signal.SIGTERM else 130), (rc, err)
+    assert "Traceback" not in err and "Fatal Python error" not in err, err
+    assert err.strip().splitlines()[-1] == ("terminated" if sig == signal.SIGTERM else "interrupted"), err
+
+
+@pytest.fixture(scope="module")
+def solved8(tmp_path_factory):
+    path = tmp_path_factory.mktemp("x") / "x8.gops"
+    solve(Rules(8, "discard", "points"), out=path)
+    return path
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_during_an_export_write_leaves_nothing(tmp_path, solved8, sig):
+    """Caught in its write (SIGSTOP the moment the temporary file has bytes): 130/143, one line, no temporary
+    file, no target. A few tries, each until one is caught (the write lasts a fraction of a second)."""
+    caught = 0
+    for attempt in range(8):
+        out = tmp_path / f"e{attempt}.csv"
+        p = start("export", "-s", solved8, "--rounds", 3, "--format", "csv", "--out", out)
+        while p.poll() is None:
+            t = temps(tmp_path)
+            if t and os.path.getsize(tmp_path / t[0]) > 0:
+                p.send_signal(signal.SIGSTOP)
+                break
+            time.sleep(0.0005)
+        if p.poll() is not None or not temps(tmp_path):
+            p.send_signal(signal.SIGCONT)
+            rc, _, err = finish(p)
+            assert rc == 0 and out.exists() and not temps(tmp_path), err  # missed: it finished first
+            continue
+        p.send_signal(sig)
+        p.send_signal(signal.SIGCONT)
+        rc, _, err = finish(p)
+        one_word(rc, err, sig)
+        assert not temps(tmp_path) and not out.exists()
+        caught += 1
+        if caught == 3:
+            break
+    assert caught >= 1, "never caught the export in its write"
+
+
+_SLOW_EXIT = """
+import atexit, sys, time
+from gops_solver.cli.entry import main
+def slow():  # an exit handler that takes its time (a library's flush, a pool shutting down)
+    print("exit handlers running", flush=True)
+    time.sleep(3)
+atexit.register(slow)
+sys.argv = ["gops", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_after_the_output_is_written_exits_130_or_143(tmp_path, solved8, sig):
+    """The export is written and the process runs its exit handlers: a signal then ends it with 130/143 and
+    one line once they are done, never with a raw signal death; the file stays whole."""
+    for attempt in range(2):
+        out = tmp_path / f"late{attempt}.csv"
+        p = subprocess.Popen([sys.executable, "-c", _SLOW_EXIT, "export", "-s", str(solved8), "--rounds", "2",
+                              "--format", "csv", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=_interruptible)
+        assert b"\ntime " in _read_until(p, b"exit handlers running")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        one_word(p.returncode, err, sig)
+        assert len(err.decode().strip().splitlines()) == 1, err
+        assert out.exists() and not temps(tmp_path)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_at_the_play_prompt(sig):
+    for _ in range(2):
+        p = start_bytes("play", "-n", 4, "--seed", 1, stdin=subprocess.PIPE)
+        _read_until(p, b"your bid [")
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+        # the game's transcript (stdout) says how it ended, as for the end of input
+        word = "terminated" if sig == signal.SIGTERM else "interrupted"
+        assert p.returncode == (143 if sig == signal.SIGTERM else 130), (p.returncode, err)
+        assert out.decode().strip().splitlines()[-1].startswith(f"{word}: game abandoned in round 1"), out
+        assert not err.strip(), err
+
+
+def test_end_of_input_in_a_three_player_game_is_a_plain_goodbye():
+    """As a person or a script ends a game (Ctrl-D, or the piped bids run out): no error, no 130."""
+    r = subprocess.run([sys.executable, "-m", "gops_solver", "play", "--players", "3", "-n", "4", "--seed", "1"],
+                       input="", capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    assert r.returncode in (0, 1) and "goodbye" in r.stderr, r.stderr
+    assert "error" not in r.stderr and "aborted" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+_UNPICKLE_CHILD = """
+import os, signal, sys, time
+from gops_solver.cli.entry import install_handlers
+install_handlers()
+done = []
+def _numba_unpickle():  # the name of numba's unpickler: compiled code calls it and loses what it raises
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(30):
+        time.sleep(0.01)  # the handler runs here, between calls
+    done.append(True)
+try:
+    _numba_unpickle()
+    time.sleep(2)  # the interrupt sent again lands here
+    print("lost")
+except KeyboardInterrupt:
+    print("raised after" if done else "raised inside")
+"""
+
+
+def test_no_interrupt_is_raised_inside_numbas_unpickler():
+    """A kernel's wrapper calls numba's unpickler while it boxes the result and drops an exception raised there:
+    the result came back with a hole (a tuple with a NULL item) and the caller segfaulted unpacking it. The
+    handler waits until the unpickler has returned."""
+    r = subprocess.run([sys.executable, "-c", _UNPICKLE_CHILD], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": ROOT}, preexec_fn=_interruptible)
+    assert r.stdout.strip() == "raised after", (r.stdout, r.stderr)

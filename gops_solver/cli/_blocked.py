@@ -79,7 +79,8 @@ def solve_blocked_cmd(rules, out, as_json, resume, restart, quiet, memory, worke
     except KeyboardInterrupt as exc:
         if bar:
             bar.close()
-        click.echo("\ninterrupted; rerun with --resume to continue from the finished blocks", err=True)
+        from gops_solver.cli.signals import word
+        click.echo(f"\n{word(exc)}; rerun with --resume to continue from the finished blocks", err=True)
         sys.exit(exit_code_of(exc))
     finally:
         if bar:

@@ -154,7 +154,8 @@ def solve(cards, tie, objective, order, out, as_json, stage_solver, resume, rest
         if bar:
             bar.close()
         where = "; rerun with --resume to continue from the last finished level" if out else ""
-        click.echo(f"\ninterrupted{where}", err=True)
+        from gops_solver.cli.signals import word
+        click.echo(f"\n{word(exc)}{where}", err=True)
         sys.exit(exit_code_of(exc))
     finally:
         if bar:

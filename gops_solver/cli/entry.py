@@ -10,21 +10,27 @@ initialisation (Cython's, while numpy imports), callbacks that C code runs
 (llvmlite's object cache while numba compiles or loads a kernel), weakref
 callbacks and ``__del__``. An interrupt raised there was lost: the solve ran
 on and exited 0 (4 times in about 400 signals sent in a child's first
-second; 2 more children died of a segfault). So the handler does not raise
-inside an import or such a callback but sends the signal again a moment
-later, and an interrupt dropped anywhere else as "unraisable" is sent again
-too.
+second; 2 more children died of a segfault). Worse, numba's unpickler, which
+a kernel's wrapper calls while it boxes the kernel's result, does not pass an
+exception on: the result came back with a hole and the caller segfaulted
+(about 1 export in 100 signalled in its first seconds). So the handler does
+not raise inside an import or such a callback but sends the signal again a
+moment later (by the interval timer, no thread), and an interrupt dropped
+anywhere else as "unraisable" is sent again too.
 """
 
 import os
 import signal
 import sys
-import threading
+import time
 
 from gops_solver.cli.signals import NO_RAISE, Terminated, interrupt_of  # imports nothing else
 
-# Python functions that llvmlite hands to LLVM through ctypes
-_C_CALLBACKS = frozenset({"_raw_object_cache_notify", "_raw_object_cache_getbuffer"})
+# Python functions that compiled code calls: llvmlite's object cache (LLVM calls it through ctypes),
+# and numba's unpickler, which a kernel's wrapper calls while it boxes the kernel's result (for a
+# dtype, say): an exception raised in it leaves a hole in the result (a tuple with a NULL item, and
+# the caller's segfault when it unpacks it), with no exception to show
+_C_CALLBACKS = frozenset({"_raw_object_cache_notify", "_raw_object_cache_getbuffer", "_numba_unpickle"})
 _RESEND_S = 0.02
 
 
@@ -39,27 +45,54 @@ def _unsafe_to_raise(frame) -> bool:
     return False
 
 
-def _send_again(signum):
-    timer = threading.Timer(_RESEND_S, os.kill, (os.getpid(), signum))
-    timer.daemon = True  # never holds up an exit
-    timer.start()
+#: the signal to send again when the timer rings (see :func:`_send_again`)
+_pending = []
 
 
-#: set once the command has ended: a signal then is remembered, not raised (see :func:`main`)
+def _send_again(signum, after=_RESEND_S):
+    """Raise ``signum`` again ``after`` seconds from now, by the process's interval timer (SIGALRM).
+
+    No thread is started for it: a handler can run deep inside a library (a finalizer that a
+    collection runs while numba boxes a kernel's result), and starting a thread there, which
+    waits for the thread and lets it run, broke numba's result (a tuple with a missing item, then
+    a segfault, about 1 in 10 signals during a kernel's first call).
+    """
+    if not _pending:
+        _pending.append(signum)
+    signal.setitimer(signal.ITIMER_REAL, max(after, 1e-3))
+
+
+def _on_alarm(signum, frame):
+    if _pending:
+        _on_signal(_pending.pop(), frame)
+
+
+#: set once the command has ended or an interrupt is being reported: a signal then is remembered, not
+#: raised (see :func:`main`)
 _finished = []
+#: when the last interrupt was raised: the cleanup it runs on its way out (a temporary file removed, a
+#: lock given back) is not cut short by a second signal within :data:`_GRACE_S`; that one waits
+_raised = []
+_GRACE_S = 2.0
 
 
 def _on_signal(signum, frame):
     if _finished:
         _finished.append(signum)
         return
+    since = time.monotonic() - _raised[-1] if _raised else _GRACE_S
+    if since < _GRACE_S:
+        _send_again(signum, _GRACE_S - since)
+        return
     if not _unsafe_to_raise(frame):
+        _raised.append(time.monotonic())
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
     _send_again(signum)
 
 
 def _on_unraisable(info):
     if isinstance(info.exc_value, KeyboardInterrupt):  # dropped where no one could catch it
+        _raised.clear()  # no cleanup runs for it: the one sent again is raised at once
         _send_again(signal.SIGTERM if isinstance(info.exc_value, Terminated) else signal.SIGINT)
         return
     sys.__unraisablehook__(info)
@@ -67,6 +100,7 @@ def _on_unraisable(info):
 
 def install_handlers():
     """Catch SIGTERM and SIGINT (unless started with SIGINT ignored) and dropped interrupts, as described above."""
+    signal.signal(signal.SIGALRM, _on_alarm)
     signal.signal(signal.SIGTERM, _on_signal)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_signal)
@@ -74,37 +108,49 @@ def install_handlers():
 
 
 def main():
-    """Run the command line; an interrupt at any moment gives one line and exit 130 (SIGTERM: 143)."""
+    """Run the command line; an interrupt at any moment gives one line and exit 130 (SIGTERM: 143).
+
+    The process always ends by :func:`os._exit` once the command is over: the interpreter's own
+    shutdown (module teardown with numba's and llvmlite's state, a signal after Python has put the
+    default handlers back) could otherwise end it in a raw signal death or a crash. In each
+    ``except`` clause the first call sets :data:`_finished`: CPython runs a signal handler only at a
+    call or a backward jump, so from the first moment of the clause a signal is remembered.
+    """
     install_handlers()
     try:
-        from gops_solver.cli.commands import main as cli_main
-        cli_main()
-    except SystemExit as exc:
-        if exc.code in (130, 143):
-            # the command has reported the interrupt and cleaned up on its way out; the
-            # interpreter's own shutdown could still end in a raw signal death (seen about once in
-            # seven runs of tests/test_signals.py, a signal 1.5 s into a solve), so leave at once
-            _leave(exc.code)
-        if isinstance(exc.code, int) or exc.code is None:
-            # the output is written: a signal from now on is remembered, the exit handlers run, and
-            # the process ends with 130/143 for it instead of dying of the raw signal in the shutdown
+        try:
+            from gops_solver.cli.commands import main as cli_main
+            cli_main()
+        except SystemExit as exc:
             _finished.append(None)
-            import atexit
-            atexit._run_exitfuncs()
-            late = [s for s in _finished if s is not None]
-            if late:
-                _report_and_leave(late[0] == signal.SIGTERM)
-            _leave(exc.code or 0)
-        raise
+            _end(exc.code)
     except BaseException as exc:
-        # reached only when the interrupt came before the commands' own handling: nothing is
-        # written yet, and a half-imported module's shutdown hooks could turn the exit back into a
-        # raw SIGINT death, so leave at once. The interrupt may arrive wrapped: one raised inside a
-        # class body's __set_name__ comes out as a RuntimeError caused by the KeyboardInterrupt.
+        # an interrupt before the commands' own handling (nothing is written yet), or one raised in the
+        # moment between the command's end and the clause above: leave at once. The interrupt may arrive
+        # wrapped: one raised inside a class body's __set_name__ comes out as a RuntimeError caused by
+        # the KeyboardInterrupt.
+        _finished.append(None)
         interrupt = _interrupt_in(exc)
         if interrupt is None:
             raise
         _report_and_leave(isinstance(interrupt, Terminated))
+
+
+def _end(code):
+    """Leave with the command's exit status ``code``, or 130/143 for a signal that came after its output."""
+    if code in (130, 143):
+        _leave(code)  # the command has reported the interrupt and cleaned up on its way out
+    if not (isinstance(code, int) or code is None):
+        print(code, file=sys.stderr)  # sys.exit("message"), as Python reports it
+        code = 1
+    # the output is written: the exit handlers run, and a signal meanwhile ends the process with
+    # 130/143 instead of a raw signal death in the shutdown
+    import atexit
+    atexit._run_exitfuncs()
+    late = [s for s in _finished if s is not None]
+    if late:
+        _report_and_leave(late[0] == signal.SIGTERM)
+    _leave(code or 0)
 
 
 _interrupt_in = interrupt_of

@@ -77,8 +77,8 @@ CALIBRATION = (
     (MAX_CARDS, "carry", "points", "memory", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
 )
 
-#: shorter solves are mostly start-up (imports, numba's cache) and vary twofold from run to run: they
-#: are kept as data but do not anchor the projection
+#: shorter solves are mostly start-up (imports, numba's cache) and vary twofold from run to run: no rate
+#: is taken from them; the largest one below the longer solves anchors the low end (see calibrated_seconds)
 ANCHOR_MIN_SECONDS = 10.0
 #: start-up of ``gops solve`` before any stage game (``gops solve --cards 3``: 1.28-1.47 s)
 STARTUP_SECONDS = 1.3
@@ -94,11 +94,14 @@ def _work(rules: Rules, mode: str) -> int:
 def calibrated_seconds(rules: Rules, mode: str = "memory") -> tuple:
     """Wall time of a solve of ``rules`` on this machine, from :data:`CALIBRATION`.
 
-    Between two measured solves of the same tie, objective and mode the time
-    is interpolated on a log-log scale of their work (:func:`_work`); beyond
-    the largest it grows at that solve's rate; below the smallest it is the
-    start-up plus that solve's rate. A blocked solve without measurements
-    measured only below :data:`ANCHOR_MIN_SECONDS` rests on its largest deck.
+    The anchors are the measured solves of the same tie, objective and mode
+    that last :data:`ANCHOR_MIN_SECONDS` or more (the faster run of each deck),
+    and the largest shorter one below them, whose time is mostly start-up.
+    Between two anchors the time is interpolated on a log-log scale of their
+    work (:func:`_work`); beyond the largest it grows at that solve's rate
+    ("extrapolated beyond n = ..."); below the smallest it is the start-up
+    plus that solve's rate ("scaled down from n = ..." when that solve is of
+    a larger deck).
 
     Parameters
     ----------
@@ -113,29 +116,30 @@ def calibrated_seconds(rules: Rules, mode: str = "memory") -> tuple:
     import math
     if mode not in ("memory", "blocked"):
         raise ValueError(f"mode {mode!r}: use memory or blocked")
-    rows = [r for r in CALIBRATION if (r[1], r[2], r[3]) == (rules.tie, rules.objective, mode)
-            and r[4] >= ANCHOR_MIN_SECONDS]
-    if not rows:
-        # only short solves of this mode: the largest deck measured sets its rate
-        short = [r for r in CALIBRATION if (r[1], r[2], r[3]) == (rules.tie, rules.objective, mode)]
-        rows = [r for r in short if r[0] == max(x[0] for x in short)]
     fastest = {}
-    for r in rows:  # the faster run of each deck size
-        fastest[r[0]] = min(fastest.get(r[0], math.inf), r[4])
-    anchors = sorted((_work(Rules(n, rules.tie, rules.objective), mode), s) for n, s in fastest.items())
+    for r in CALIBRATION:  # the faster run of each deck size
+        if (r[1], r[2], r[3]) == (rules.tie, rules.objective, mode):
+            fastest[r[0]] = min(fastest.get(r[0], math.inf), r[4])
+    long_n = [n for n, t in fastest.items() if t >= ANCHOR_MIN_SECONDS]
+    # a short solve anchors the low end only (its time is start-up, which a rate would scale)
+    short_n = [n for n, t in fastest.items() if t < ANCHOR_MIN_SECONDS and n < min(long_n, default=math.inf)]
+    used = sorted(long_n + ([max(short_n)] if short_n else []))
+    anchors = [(_work(Rules(n, rules.tie, rules.objective), mode), fastest[n], n) for n in used]
+    anchors.sort()
     w = _work(rules, mode)
-    sizes = ", ".join(f"n = {n}" for n in sorted(fastest))
-    basis = f"measured {rules.tie}/{rules.objective} {mode} solves, {sizes}"
-    if max(fastest.values()) < ANCHOR_MIN_SECONDS:
+    basis = f"measured {rules.tie}/{rules.objective} {mode} solves, " + ", ".join(f"n = {n}" for n in used)
+    if not long_n:
         basis += " (short solves only)"
-    (w0, s0), (w1, s1) = anchors[0], anchors[-1]
+    (w0, s0, n0), (w1, s1, n1) = anchors[0], anchors[-1]
     if w <= w0:
+        if w < w0 * 0.999999 and n0 > rules.n:
+            basis += f", scaled down from n = {n0}"
         return STARTUP_SECONDS + (s0 - STARTUP_SECONDS) * w / w0, basis
     if w >= w1:
         if w > w1 * 1.000001:
-            basis += f", extrapolated beyond n = {max(fastest)}"
+            basis += f", extrapolated beyond n = {n1}"
         return s1 * w / w1, basis
-    for (wa, sa), (wb, sb) in zip(anchors, anchors[1:]):
+    for (wa, sa, _), (wb, sb, _) in zip(anchors, anchors[1:]):
         if wa <= w <= wb:
             t = math.log(w / wa) / math.log(wb / wa)
             return math.exp(math.log(sa) + t * math.log(sb / sa)), basis
