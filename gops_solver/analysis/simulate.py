@@ -152,8 +152,7 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     G = int(games)
     python = CODE_TABLE in (sa.code, sb.code)
     rng = np.random.default_rng(int(seed)) if python else None
-    keys, probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))  # no lookup tables
-    seats = Seats(sa.code, keys, probs, sb.code, keys, probs)
+    seats = Seats(sa.code, *sa.table, sb.code, *sb.table)  # precomputed strategies' tables (else empty)
     total = total_sq = wins = draws = 0  # Python ints: exact however many games
     done = 0
     while done < G:

@@ -63,6 +63,12 @@ HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional"
 CODE_EQUILIBRIUM = 6
 CODE_TABLE = 7  # a Python strategy, evaluated beforehand into a lookup table
 CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equilibrium under points)
+#: a precomputed table over decisions (an exact response, :mod:`gops_solver.opponent.response`):
+#: ``CODE_PRECOMPUTED + RESPONSE_DIFF`` keyed with the score difference, ``+ RESPONSE_RANKS`` keyed by both hands
+#: relabelled to their ranks in the union (rows then indexed by rank)
+CODE_PRECOMPUTED = 9
+RESPONSE_DIFF, RESPONSE_RANKS = 1, 2
+PRECOMPUTED_CODES = (9, 10, 11, 12)
 #: codes of strategies that see the hands only through the order of their cards (uniform, highest,
 #: lowest, proportional, equilibrium): ``match`` compares card values with the pot
 RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM)
@@ -250,6 +256,44 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out):
 
 
 @njit(cache=True)
+def rank_hands(ha, hb):
+    """Both hands with each card replaced by its rank in their union (bit 0 = the lowest card)."""
+    ra = 0
+    rb = 0
+    r = 0
+    u = ha | hb
+    for v in range(MAX_CARDS):
+        if (u >> v) & 1:
+            ra |= ((ha >> v) & 1) << r
+            rb |= ((hb >> v) & 1) << r
+            r += 1
+    return ra, rb
+
+
+@njit(cache=True)
+def _precomputed(flags, own, opp, pm_after, pot, diff, n, tab_keys, tab_probs, out):
+    """Distribution read from a precomputed table (see :data:`CODE_PRECOMPUTED`); status 3 if it lacks the decision."""
+    ranks = flags & RESPONSE_RANKS
+    o, p = (rank_hands(own, opp) if ranks else (own, opp))
+    key = decision_key(o, p, pm_after, pot, diff if flags & RESPONSE_DIFF else 0)
+    i = np.searchsorted(tab_keys, key)
+    if i >= len(tab_keys) or tab_keys[i] != key:
+        return 3
+    if not ranks:
+        for v in range(n):
+            out[v] = tab_probs[i, v]
+        return 0
+    r = 0
+    u = own | opp
+    for v in range(MAX_CARDS):
+        if (u >> v) & 1:
+            if (own >> v) & 1:
+                out[v] = tab_probs[i, r]
+            r += 1
+    return 0
+
+
+@njit(cache=True)
 def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out):
     """Distribution of a strategy over its own cards (kernel).
 
@@ -257,7 +301,7 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     ----------
     code : int
         Index in :data:`HEURISTICS`, :data:`CODE_EQUILIBRIUM`,
-        :data:`CODE_TABLE` or :data:`CODE_TABLE_NODIFF`.
+        :data:`CODE_TABLE`, :data:`CODE_TABLE_NODIFF` or one of :data:`PRECOMPUTED_CODES`.
     own, opp, pm_after : int
         Bitmasks of the player's hand, the opponent's and the prizes hidden
         after this reveal (bit ``v - 1`` for card ``v``).
@@ -269,7 +313,7 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     tab_keys, tab_probs : ndarray
         For ``CODE_TABLE``: sorted :func:`decision_key` values and their
         distributions (rows of length ``MAX_CARDS``); for ``CODE_TABLE_NODIFF`` the
-        keys are packed with ``diff = 0``.
+        keys are packed with ``diff = 0``; for :data:`PRECOMPUTED_CODES` the strategy's whole table.
     out : ndarray, shape (>= n,)
         Out: ``out[v - 1]`` = probability of bidding card ``v`` (modified in place).
 
@@ -314,6 +358,8 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
                 seen += 1
     elif code == CODE_EQUILIBRIUM:
         return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out)
+    elif code >= CODE_PRECOMPUTED:
+        return _precomputed(code - CODE_PRECOMPUTED, own, opp, pm_after, pot, diff, n, tab_keys, tab_probs, out)
     else:
         key = decision_key(own, opp, pm_after, pot, diff if code == CODE_TABLE else 0)
         i = np.searchsorted(tab_keys, key)
@@ -358,11 +404,25 @@ class Strategy:
         plays the same when both hands are relabelled by rank.
     """
 
-    def __init__(self, name, code, func=None, solution=None):
+    def __init__(self, name, code, func=None, solution=None, table=None):
         self.name, self.code, self.func, self.solution = name, int(code), func, solution
-        self.uses_diff = code == CODE_TABLE or (code == CODE_EQUILIBRIUM and solution.rules.objective == "win")
-        self.rank_only = code in RANK_CODES
+        flags = code - CODE_PRECOMPUTED if code in PRECOMPUTED_CODES else 0
+        self.uses_diff = code == CODE_TABLE or (code == CODE_EQUILIBRIUM and solution.rules.objective == "win") \
+            or bool(flags & RESPONSE_DIFF)
+        self.rank_only = code in RANK_CODES or bool(flags & RESPONSE_RANKS)
+        #: whether the strategy may read the opponent's card values (then the opponent's hand is never relabelled)
+        self.reads_values = code == CODE_TABLE or (code in PRECOMPUTED_CODES and not self.rank_only)
         self._eq = eq_data(solution) if code == CODE_EQUILIBRIUM else None
+        self.table = table if table is not None else (_EMPTY_KEYS, _EMPTY_PROBS)
+
+    @classmethod
+    def precomputed(cls, name, keys, probs, uses_diff, ranks, meta=None):
+        """A table-driven strategy: sorted decision ``keys`` (own hand as A) and rows of ``probs`` over cards
+        (over ranks in the union of both hands when ``ranks``); ``meta`` describes where it came from."""
+        code = CODE_PRECOMPUTED + (RESPONSE_DIFF if uses_diff else 0) + (RESPONSE_RANKS if ranks else 0)
+        out = cls(name, code, table=(np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(probs, np.float64)))
+        out.meta = dict(meta or {})
+        return out
 
     def __repr__(self):
         return f"Strategy({self.name!r})"
@@ -385,7 +445,7 @@ class Strategy:
             return self._call_user(view)
         out = np.zeros(MAX_CARDS)
         st = policy(self.code, mask_of(view.hand), mask_of(view.opponent), mask_of(view.prizes), int(view.pot),
-                    int(view.diff), n, self.eq, _EMPTY_KEYS, _EMPTY_PROBS, out)
+                    int(view.diff), n, self.eq, *self.table, out)
         if st != 0:
             raise ValueError(f"strategy {self.name} has no move at {view}: the solution does not cover this state")
         return {c: float(out[c - 1]) for c in view.hand}
