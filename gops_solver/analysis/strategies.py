@@ -502,7 +502,8 @@ def make_strategy(spec, solution=None) -> Strategy:
     ----------
     spec : str or Strategy
         One of :data:`HEURISTICS`, ``"equilibrium"``, ``"module:function"`` (a module on the
-        import path) or ``"path/to/file.py:function"`` (a file, imported by its path).
+        import path), ``"path/to/file.py:function"`` (a file, imported by its path) or the path of
+        a strategy file (:mod:`.strategyfile`, written by ``gops exploit --out``).
     solution : Solution, optional
         Required for ``"equilibrium"``: a solution of the game being played.
 
@@ -528,6 +529,8 @@ def make_strategy(spec, solution=None) -> Strategy:
         if solution is None:
             raise ValueError("strategy equilibrium needs a solution of the game: pass solution=solve(rules)")
         return Strategy("equilibrium", CODE_EQUILIBRIUM, solution=solution)
+    if _is_file(spec):
+        return _from_file(spec, solution)
     if ":" in spec:
         mod, _, attr = spec.strip().rpartition(":")
         try:
@@ -547,6 +550,18 @@ def make_strategy(spec, solution=None) -> Strategy:
         return Strategy(spec.strip(), CODE_TABLE, func=func)
     raise ValueError(f"unknown strategy {spec!r}: use one of {', '.join(HEURISTICS)}, equilibrium "
                      f"or module:function")
+
+
+def _is_file(spec) -> bool:
+    import os
+    return os.path.isfile(spec.strip())
+
+
+def _from_file(spec, solution):
+    """The strategy stored in the file ``spec`` (:mod:`.strategyfile`)."""
+    from gops_solver.analysis.strategyfile import read_strategy_file
+    got = read_strategy_file(spec.strip(), solution)
+    return Strategy.precomputed(got.name, got.keys, got.probs, got.uses_diff, got.ranks, got.meta)
 
 
 def _import_file(path):

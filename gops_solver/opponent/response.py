@@ -44,7 +44,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from gops_solver.game.constants import MAX_CARDS
+from typing import NamedTuple
+
+from gops_solver.game.constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
 from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, decision_key, unpack_key
 from gops_solver.lp.stage import solve_stage, stage_work_size
@@ -55,8 +57,6 @@ from gops_solver.analysis.evaluate import (KEEP, MODE_FIXED, MODE_REACH, RANKS, 
 from gops_solver.analysis.strategies import Strategy, make_strategy
 from gops_solver.analysis.strategies import policy as policy_b
 
-#: relative slack of the equilibrium constraints checked in the safe response's stage LPs
-_SAFE_TOL = 1e-11
 #: penalty weights tried (in turn) to keep the safe response's stage mixture optimal in the equilibrium stage game
 _PENALTIES = (1e3, 1e5, 1e7)
 
@@ -91,17 +91,25 @@ def _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M):
     return na, nb
 
 
+class ModelTable(NamedTuple):
+    """The model's kernel code and lookup table at the current level (its equilibrium tables travel beside)."""
+
+    code: int
+    keys: np.ndarray
+    probs: np.ndarray
+
+
 @njit(cache=True)
-def _model_dist(code_b, eq_b, keys_b, probs_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb):
+def _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb):
     """The model's distribution over ``cols`` into ``qb``; a status."""
-    st = policy_b(code_b, hb, ha, pm2, pot, -d, n, eq_b, keys_b, probs_b, pb)
+    st = policy_b(mt.code, hb, ha, pm2, pot, -d, n, eq_b, mt.keys, mt.probs, pb)
     for j in range(nb):
         qb[j] = pb[cols[j] - 1]
     return st
 
 
 @njit(parallel=True, cache=True)
-def _restricted_level(play, P, code_b, eq_b, keys_b, probs_b, keys, starts, vals, dkeys, dprobs):
+def _restricted_level(play, P, mt, eq_b, keys, starts, vals, dkeys, dprobs):
     """Values of the restricted game of weight ``P`` at the states ``keys`` and A's stage strategies
     (decision ``starts[i] + t`` for the t-th reveal of state i); a status."""
     n = play.n
@@ -126,7 +134,7 @@ def _restricted_level(play, P, code_b, eq_b, keys_b, probs_b, keys, starts, vals
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
             na, nb = _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M)
-            st = _model_dist(code_b, eq_b, keys_b, probs_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
+            st = _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
             if st != 0:
                 status[i] = st
                 break
@@ -152,8 +160,7 @@ def _restricted_level(play, P, code_b, eq_b, keys_b, probs_b, keys, starts, vals
 
 
 @njit(parallel=True, cache=True)
-def _safe_level(play_v, play_g, code_b, eq_b, keys_b, probs_b, keys, starts, vals_v, vals_g, dkeys, dprobs,
-                penalties):
+def _safe_level(play_v, play_g, mt, eq_b, keys, starts, vals_v, vals_g, dkeys, dprobs, penalties):
     """Equilibrium values, gains against the model of the safe response and its stage strategies at the
     states ``keys``: at each decision the optimal mixture of the equilibrium stage game that gains most
     against the model; a status."""
@@ -185,7 +192,7 @@ def _safe_level(play_v, play_g, code_b, eq_b, keys_b, probs_b, keys, starts, val
             pot = c + q
             na, nb = _matrix(play_v, ha, hb, pm2, pot, d, k, rows, cols, MV)
             _matrix(play_g, ha, hb, pm2, pot, d, k, rows, cols, MG)
-            st = _model_dist(code_b, eq_b, keys_b, probs_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
+            st = _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
             if st != 0:
                 status[i] = st
                 break
@@ -201,7 +208,7 @@ def _safe_level(play_v, play_g, code_b, eq_b, keys_b, probs_b, keys, starts, val
             # the LP  max x.g  s.t.  x.MV[:, j] >= v*  as the matrix game with columns g + lam (MV[:, j] - v*):
             # an exact penalty for lam large enough; each answer is checked, the stage's own optimal
             # mixture is the fallback
-            tol = _SAFE_TOL * (1.0 + abs(vstar))
+            tol = REPLY_TOL * (1.0 + abs(vstar))
             for a in range(na):
                 x[a] = xb[a]
             for lam in penalties:
@@ -303,7 +310,7 @@ class _Game:
     def model_args(self, k):
         self.seat_b.prepare(self.levels[k])
         code, kb, pb = self.seat_b.args
-        return code, self.model.eq, kb, pb
+        return ModelTable(code, kb, pb), self.model.eq
 
     def starts(self, k):
         return _decision_starts(self.levels[k], self.n, self.rules.random_order)
@@ -349,9 +356,9 @@ def restricted_response(rules: Rules, model, p: float, solution=None, game=None,
         starts, m = game.starts(k)
         vals = np.empty(len(keys))
         dkeys, dprobs = np.empty(m, np.int64), np.empty((m, MAX_CARDS))
-        code, eq, kb, pb = game.model_args(k)
+        mt, eq = game.model_args(k)
         play = game.play(hashed(*tables[k - 1]) if k > 1 else _NO_NEXT)
-        check_status(_restricted_level(play, float(p), code, eq, kb, pb, keys, starts, vals, dkeys, dprobs))
+        check_status(_restricted_level(play, float(p), mt, eq, keys, starts, vals, dkeys, dprobs))
         tables[k] = (keys, vals)
         parts.append((dkeys, dprobs))
         if tick is not None:
@@ -384,10 +391,10 @@ def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
         starts, m = game.starts(k)
         vv, vg = np.empty(len(keys)), np.empty(len(keys))
         dkeys, dprobs = np.empty(m, np.int64), np.empty((m, MAX_CARDS))
-        code, eq, kb, pb = game.model_args(k)
+        mt, eq = game.model_args(k)
         pv = game.play(hashed(*tv[k - 1]) if k > 1 else _NO_NEXT)
         pg = game.play(hashed(*tg[k - 1]) if k > 1 else _NO_NEXT)
-        check_status(_safe_level(pv, pg, code, eq, kb, pb, keys, starts, vv, vg, dkeys, dprobs, pen))
+        check_status(_safe_level(pv, pg, mt, eq, keys, starts, vv, vg, dkeys, dprobs, pen))
         tv[k], tg[k] = (keys, vv), (keys, vg)
         parts.append((dkeys, dprobs))
         if tick is not None:
@@ -495,7 +502,7 @@ class ExploitResult:
         if self.response is None:
             raise ValueError("a curve has no single response to save: give p= or risk=")
         from gops_solver.analysis.strategyfile import write_strategy_file
-        write_strategy_file(path, self.response.strategy, self.rules)
+        write_strategy_file(path, self.response.strategy, self.rules)  # a precomputed strategy
 
     def to_dict(self) -> dict:
         """JSON-ready form."""
@@ -611,7 +618,7 @@ def _within_risk(rules, mdl, eps, at, solution, game, say):
     strat, v, _ = safe_response(rules, mdl, solution, game)
     safe = _measured(rules, strat, mdl, None, v, solution)
     say("safe response")
-    slack = 1e-9 * (1.0 + abs(safe.gain))
+    slack = VALUE_TOL * (1.0 + abs(safe.gain))
     cands = [safe]
     if eps > 0:
         lo, hi = 0.0, 1.0
