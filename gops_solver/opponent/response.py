@@ -363,7 +363,7 @@ def restricted_response(rules: Rules, model, p: float, solution=None, game=None,
         parts.append((dkeys, dprobs))
         if tick is not None:
             tick()
-    name = f"R({_fmt_p(p)}) vs {game.model.name}"
+    name = f"R({_fmt_p(p)}) to {game.model.name}"
     meta = {"kind": "response", "model": game.model.name, "p": float(p)}
     return game.strategy(name, parts, meta), float(tables[n][1][0])
 
@@ -399,7 +399,7 @@ def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
         parts.append((dkeys, dprobs))
         if tick is not None:
             tick()
-    name = f"safe vs {game.model.name}"
+    name = f"safe response to {game.model.name}"
     meta = {"kind": "response", "model": game.model.name, "p": None, "risk": 0.0}
     return game.strategy(name, parts, meta), float(tv[n][1][0]), float(tg[n][1][0])
 
