@@ -41,8 +41,8 @@ from gops_solver.analysis._common import (Evaluation, Outcome, check_rules, chec
 from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, unpack_key
 from gops_solver.engine.induction import serial_twin
-from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, PRECOMPUTED_CODES, Seats, Strategy, View, make_strategy,
-                         policy, policy_rows)
+from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, PRECOMPUTED_CODES, Seats,
+                                             Strategy, View, check_strategy_rules, make_strategy, policy, policy_rows)
 
 MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
 
@@ -576,6 +576,8 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     solution = solution_for(rules, solution, strategy, against)
     sa_s = make_strategy(strategy, solution)
     sb_s = make_strategy(against, solution)
+    check_strategy_rules(sa_s, rules)
+    check_strategy_rules(sb_s, rules)
     n = rules.n
     vs = margin_distribution(rules, _Seat(sa_s, rules, False), _Seat(sb_s, rules, True), tick=progress)
     keep_diff = rules.objective == "win" or sa_s.uses_diff

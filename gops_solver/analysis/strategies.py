@@ -552,6 +552,14 @@ def make_strategy(spec, solution=None) -> Strategy:
                      f"or module:function")
 
 
+def check_strategy_rules(strategy, rules) -> None:
+    """Raise ``ValueError`` (one line) when a strategy read from a file was computed for other rules."""
+    made = getattr(strategy, "meta", {}).get("rules")
+    if made is not None and made != rules:
+        raise ValueError(f"strategy {strategy.name} (from {strategy.meta.get('path', 'a file')}) was computed for "
+                         f"{made.describe()}, not {rules.describe()}: play it under its own rules")
+
+
 def _is_file(spec) -> bool:
     import os
     return os.path.isfile(spec.strip())

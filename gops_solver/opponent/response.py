@@ -54,7 +54,7 @@ from gops_solver.analysis._common import check_rules, check_status, prize_sequen
 from gops_solver.analysis._hashtable import hashed
 from gops_solver.analysis.evaluate import (KEEP, MODE_FIXED, MODE_REACH, RANKS, Play, _NO_NEXT, _Seat, _cell,
                                            _reveals, _start, _step, evaluate)
-from gops_solver.analysis.strategies import Strategy, make_strategy
+from gops_solver.analysis.strategies import Strategy, check_strategy_rules, make_strategy
 from gops_solver.analysis.strategies import policy as policy_b
 
 #: penalty weights tried (in turn) to keep the safe response's stage mixture optimal in the equilibrium stage game
@@ -563,6 +563,7 @@ def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, p
         p = 1.0
     solution = solution_for(rules, solution, model)
     mdl = make_strategy(model, solution)
+    check_strategy_rules(mdl, rules)
     game = _Game(rules, mdl)
     say = progress or (lambda what: None)
 
