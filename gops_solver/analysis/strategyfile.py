@@ -116,7 +116,8 @@ def read_strategy_file(path, solution=None) -> StoredStrategy:
     m = header["rows"]
     nk, np_ = 8 * m, 8 * m * MAX_CARDS
     if len(raw) != start + nk + np_:
-        raise ValueError(f"{name} is truncated or corrupted (unexpected length): write it again with gops exploit --out")
+        raise ValueError(f"{name} is truncated or corrupted (unexpected length): write it again with "
+                         f"gops exploit --out")
     kb, pb = raw[start:start + nk], raw[start + nk:]
     if [zlib.crc32(kb), zlib.crc32(pb)] != header["crc32"]:
         raise ValueError(f"{name} is corrupted (table checksum fails): write it again with gops exploit --out")
