@@ -41,8 +41,8 @@ from gops_solver.analysis._common import (Evaluation, Outcome, check_rules, chec
 from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, unpack_key
 from gops_solver.engine.induction import serial_twin
-from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, Seats, Strategy, View, make_strategy,
-                         policy, policy_rows)
+from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, PRECOMPUTED_CODES, Seats,
+                                             Strategy, View, check_strategy_rules, make_strategy, policy, policy_rows)
 
 MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
 
@@ -367,6 +367,9 @@ class _Seat:
 
     def prepare(self, level_keys):
         """Fill the lookup table for every decision met from the states ``level_keys``."""
+        if self.code in PRECOMPUTED_CODES:  # a precomputed strategy reads its own whole table
+            self.keys, self.probs = self.s.table
+            return
         if self.code == CODE_TABLE_NODIFF:
             q = np.unique(_strip_diff(_queries(level_keys, self.n, self.seq, self.seat_b)))
             probs = np.zeros((len(q), MAX_CARDS))
@@ -420,9 +423,9 @@ def _relabelling(sa, sb):
     a_rank, b_rank = sa.s.rank_only, sb is None or sb.s.rank_only
     if a_rank and b_rank:
         return RANKS
-    if b_rank and sa.s.code != CODE_TABLE:
+    if b_rank and not sa.s.reads_values:
         return B_IN_A_GAPS
-    if a_rank and sb.s.code != CODE_TABLE:
+    if a_rank and not sb.s.reads_values:
         return A_IN_B_GAPS
     return KEEP
 
@@ -606,6 +609,8 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
     solution = solution_for(rules, solution, strategy, against)
     sa_s = make_strategy(strategy, solution)
     sb_s = make_strategy(against, solution)
+    check_strategy_rules(sa_s, rules)
+    check_strategy_rules(sb_s, rules)
     n = rules.n
     vs = margin_distribution(rules, _Seat(sa_s, rules, False), _Seat(sb_s, rules, True), tick=progress)
     keep_diff = rules.objective == "win" or sa_s.uses_diff

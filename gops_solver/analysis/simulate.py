@@ -17,7 +17,7 @@ from gops_solver.game.constants import MAX_CARDS
 from gops_solver.analysis._common import (Simulation, check_rules, check_status,  # noqa: F401 (public here)
                                           prize_sequence, solution_for)
 from gops_solver.game.rules import Rules
-from gops_solver.analysis.strategies import CODE_TABLE, Seats, View, make_strategy, policy
+from gops_solver.analysis.strategies import check_strategy_rules, CODE_TABLE, Seats, View, make_strategy, policy
 
 @njit(cache=True)
 def _sample(p, n, r):
@@ -156,11 +156,12 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     t0 = time.perf_counter()
     solution = solution_for(rules, solution, a, b)
     sa, sb = make_strategy(a, solution), make_strategy(b, solution)
+    check_strategy_rules(sa, rules)
+    check_strategy_rules(sb, rules)
     G = int(games)
     python = CODE_TABLE in (sa.code, sb.code)
     rng = np.random.default_rng(int(seed)) if python else None
-    keys, probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))  # no lookup tables
-    seats = Seats(sa.code, keys, probs, sb.code, keys, probs)
+    seats = Seats(sa.code, *sa.table, sb.code, *sb.table)  # precomputed strategies' tables (else empty)
     total = total_sq = wins = draws = 0  # Python ints: exact however many games
     done = 0
     while done < G:

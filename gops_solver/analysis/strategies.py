@@ -65,6 +65,12 @@ CODE_TABLE = 7  # a Python strategy, evaluated beforehand into a lookup table
 CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equilibrium under points)
 #: the equilibrium played from B's seat of the tables (a match position stored from the other player's side)
 CODE_EQUILIBRIUM_B = 9
+#: a precomputed table over decisions (an exact response, :mod:`gops_solver.opponent.response`):
+#: ``CODE_PRECOMPUTED + RESPONSE_DIFF`` keyed with the score difference, ``+ RESPONSE_RANKS`` keyed by both hands
+#: relabelled to their ranks in the union (rows then indexed by rank)
+CODE_PRECOMPUTED = 10
+RESPONSE_DIFF, RESPONSE_RANKS = 1, 2
+PRECOMPUTED_CODES = (10, 11, 12, 13)
 #: codes of strategies that see the hands only through the order of their cards (uniform, highest,
 #: lowest, proportional, equilibrium): ``match`` compares card values with the pot
 RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM, CODE_EQUILIBRIUM_B)
@@ -267,6 +273,44 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, as_b=False):
 
 
 @njit(cache=True)
+def rank_hands(ha, hb):
+    """Both hands with each card replaced by its rank in their union (bit 0 = the lowest card)."""
+    ra = 0
+    rb = 0
+    r = 0
+    u = ha | hb
+    for v in range(MAX_CARDS):
+        if (u >> v) & 1:
+            ra |= ((ha >> v) & 1) << r
+            rb |= ((hb >> v) & 1) << r
+            r += 1
+    return ra, rb
+
+
+@njit(cache=True)
+def _precomputed(flags, own, opp, pm_after, pot, diff, n, tab_keys, tab_probs, out):
+    """Distribution read from a precomputed table (see :data:`CODE_PRECOMPUTED`); status 3 if it lacks the decision."""
+    ranks = flags & RESPONSE_RANKS
+    o, p = (rank_hands(own, opp) if ranks else (own, opp))
+    key = decision_key(o, p, pm_after, pot, diff if flags & RESPONSE_DIFF else 0)
+    i = np.searchsorted(tab_keys, key)
+    if i >= len(tab_keys) or tab_keys[i] != key:
+        return 3
+    if not ranks:
+        for v in range(n):
+            out[v] = tab_probs[i, v]
+        return 0
+    r = 0
+    u = own | opp
+    for v in range(MAX_CARDS):
+        if (u >> v) & 1:
+            if (own >> v) & 1:
+                out[v] = tab_probs[i, r]
+            r += 1
+    return 0
+
+
+@njit(cache=True)
 def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out):
     """Distribution of a strategy over its own cards (kernel).
 
@@ -274,7 +318,7 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     ----------
     code : int
         Index in :data:`HEURISTICS`, :data:`CODE_EQUILIBRIUM`,
-        :data:`CODE_TABLE` or :data:`CODE_TABLE_NODIFF`.
+        :data:`CODE_TABLE`, :data:`CODE_TABLE_NODIFF` or one of :data:`PRECOMPUTED_CODES`.
     own, opp, pm_after : int
         Bitmasks of the player's hand, the opponent's and the prizes hidden
         after this reveal (bit ``v - 1`` for card ``v``).
@@ -286,7 +330,7 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
     tab_keys, tab_probs : ndarray
         For ``CODE_TABLE``: sorted :func:`decision_key` values and their
         distributions (rows of length ``MAX_CARDS``); for ``CODE_TABLE_NODIFF`` the
-        keys are packed with ``diff = 0``.
+        keys are packed with ``diff = 0``; for :data:`PRECOMPUTED_CODES` the strategy's whole table.
     out : ndarray, shape (>= n,)
         Out: ``out[v - 1]`` = probability of bidding card ``v`` (modified in place).
 
@@ -333,6 +377,8 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
         return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out)
     elif code == CODE_EQUILIBRIUM_B:
         return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, True)
+    elif code >= CODE_PRECOMPUTED:
+        return _precomputed(code - CODE_PRECOMPUTED, own, opp, pm_after, pot, diff, n, tab_keys, tab_probs, out)
     else:
         key = decision_key(own, opp, pm_after, pot, diff if code == CODE_TABLE else 0)
         i = np.searchsorted(tab_keys, key)
@@ -377,12 +423,26 @@ class Strategy:
         plays the same when both hands are relabelled by rank.
     """
 
-    def __init__(self, name, code, func=None, solution=None):
+    def __init__(self, name, code, func=None, solution=None, table=None):
         self.name, self.code, self.func, self.solution = name, int(code), func, solution
         tables = code in (CODE_EQUILIBRIUM, CODE_EQUILIBRIUM_B)
-        self.uses_diff = code == CODE_TABLE or (tables and solution.rules.objective == "win")
-        self.rank_only = code in RANK_CODES
+        flags = code - CODE_PRECOMPUTED if code in PRECOMPUTED_CODES else 0
+        self.uses_diff = code == CODE_TABLE or (tables and solution.rules.objective == "win") \
+            or bool(flags & RESPONSE_DIFF)
+        self.rank_only = code in RANK_CODES or bool(flags & RESPONSE_RANKS)
+        #: whether the strategy may read the opponent's card values (then the opponent's hand is never relabelled)
+        self.reads_values = code == CODE_TABLE or (code in PRECOMPUTED_CODES and not self.rank_only)
         self._eq = eq_data(solution) if tables else None
+        self.table = table if table is not None else (_EMPTY_KEYS, _EMPTY_PROBS)
+
+    @classmethod
+    def precomputed(cls, name, keys, probs, uses_diff, ranks, meta=None):
+        """A table-driven strategy: sorted decision ``keys`` (own hand as A) and rows of ``probs`` over cards
+        (over ranks in the union of both hands when ``ranks``); ``meta`` describes where it came from."""
+        code = CODE_PRECOMPUTED + (RESPONSE_DIFF if uses_diff else 0) + (RESPONSE_RANKS if ranks else 0)
+        out = cls(name, code, table=(np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(probs, np.float64)))
+        out.meta = dict(meta or {})
+        return out
 
     def __repr__(self):
         return f"Strategy({self.name!r})"
@@ -405,7 +465,7 @@ class Strategy:
             return self._call_user(view)
         out = np.zeros(MAX_CARDS)
         st = policy(self.code, mask_of(view.hand), mask_of(view.opponent), mask_of(view.prizes), int(view.pot),
-                    int(view.diff), n, self.eq, _EMPTY_KEYS, _EMPTY_PROBS, out)
+                    int(view.diff), n, self.eq, *self.table, out)
         if st != 0:
             raise ValueError(f"strategy {self.name} has no move at {view}: the solution does not cover this state")
         return {c: float(out[c - 1]) for c in view.hand}
@@ -462,7 +522,8 @@ def make_strategy(spec, solution=None) -> Strategy:
     ----------
     spec : str or Strategy
         One of :data:`HEURISTICS`, ``"equilibrium"``, ``"module:function"`` (a module on the
-        import path) or ``"path/to/file.py:function"`` (a file, imported by its path).
+        import path), ``"path/to/file.py:function"`` (a file, imported by its path) or the path of
+        a strategy file (:mod:`.strategyfile`, written by ``gops exploit --out``).
     solution : Solution, optional
         Required for ``"equilibrium"``: a solution of the game being played.
 
@@ -488,6 +549,8 @@ def make_strategy(spec, solution=None) -> Strategy:
         if solution is None:
             raise ValueError("strategy equilibrium needs a solution of the game: pass solution=solve(rules)")
         return Strategy("equilibrium", CODE_EQUILIBRIUM, solution=solution)
+    if _is_file(spec):
+        return _from_file(spec, solution)
     if ":" in spec:
         mod, _, attr = spec.strip().rpartition(":")
         try:
@@ -507,6 +570,26 @@ def make_strategy(spec, solution=None) -> Strategy:
         return Strategy(spec.strip(), CODE_TABLE, func=func)
     raise ValueError(f"unknown strategy {spec!r}: use one of {', '.join(HEURISTICS)}, equilibrium "
                      f"or module:function")
+
+
+def check_strategy_rules(strategy, rules) -> None:
+    """Raise ``ValueError`` (one line) when a strategy read from a file was computed for other rules."""
+    made = getattr(strategy, "meta", {}).get("rules")
+    if made is not None and made != rules:
+        raise ValueError(f"strategy {strategy.name} (from {strategy.meta.get('path', 'a file')}) was computed for "
+                         f"{made.describe()}, not {rules.describe()}: play it under its own rules")
+
+
+def _is_file(spec) -> bool:
+    import os
+    return os.path.isfile(spec.strip())
+
+
+def _from_file(spec, solution):
+    """The strategy stored in the file ``spec`` (:mod:`.strategyfile`)."""
+    from gops_solver.analysis.strategyfile import read_strategy_file
+    got = read_strategy_file(spec.strip(), solution)
+    return Strategy.precomputed(got.name, got.keys, got.probs, got.uses_diff, got.ranks, got.meta)
 
 
 def _import_file(path):

@@ -9,7 +9,8 @@ Sits above :mod:`gops_solver.analysis` (it evaluates with the exact evaluation) 
 command line and the explorer.
 """
 
-_LAZY: dict = {}
+_LAZY: dict = {"exploit": ".response", "restricted_response": ".response", "safe_response": ".response",
+               "ExploitResult": ".response"}
 
 
 def __getattr__(name):

@@ -1,0 +1,639 @@
+"""Exact responses to a modelled opponent: the restricted response R(P), its trade-off curve and a risk bound.
+
+The modelled opponent sits in seat B and plays a fixed strategy (the *model*, any
+:func:`~gops_solver.analysis.strategies.make_strategy` spec); the response sits in seat A.
+
+**The restricted game of weight P.** At every round, independently, B bids by the model with
+probability ``P`` and otherwise freely (adversarially, knowing everything but A's current bid).
+Its value is found by backward induction over the actual states (both hands, the hidden prizes,
+the carried pot and, when it matters, the score difference): at each decision with stage matrix
+``M`` (A's bids x B's bids; immediate points plus the continuation value of the same restricted
+game, or the win/draw/loss value under ``win``) and the model's distribution ``q`` over B's bids,
+A solves the matrix game with columns ``P * (M q) + (1 - P) * M[:, j]`` with the project's stage
+solver. A's stage strategies form the response R(P), a table-driven
+:class:`~gops_solver.analysis.strategies.Strategy`. R(1) is an exact best response to the model,
+R(0) an equilibrium strategy.
+
+**How this differs from Johanson's restricted Nash response.** Johanson, Zinkevich and Bowling
+(NIPS 2007) draw the opponent's type *once*, at the start of the game: with probability P it is the
+model for the whole game, otherwise it is free for the whole game, and the responder does not learn
+which. That game's value is ``P * gain + (1 - P) * worst case`` of one fixed strategy, so its
+responses trace the Pareto frontier of (gain, exploitability) and both are monotone in P. Here the
+draw is made at every round and the free rounds are as adversarial as they can be given the model
+rounds, which keeps backward induction exact (a single LP per stage) but optimises a different
+objective: the value of the restricted game V(P) is non-decreasing in P and lies between the
+game value and R(P)'s gain against the model, while the gain and the exploitability of R(P) need
+not be exactly monotone (they are in every case we measured; the tests check V(P) and record the
+others).
+
+**Risk bound.** :func:`safe_response` is the best response that is still an equilibrium strategy
+(exploitability 0): at every decision A maximises its gain against the model among the optimal
+mixtures of the equilibrium stage game. :func:`exploit` with ``risk=EPS > 0`` takes, among R(P) for
+P in [0, 1] (located by bisection on P over the exact exploitability) and the safe response, the
+one with the largest exact gain whose exact exploitability is at most EPS.
+
+Gain and exploitability are always computed by the exact evaluation
+(:func:`~gops_solver.analysis.evaluate.evaluate`), never sampled.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit, prange
+
+from typing import NamedTuple
+
+from gops_solver.game.constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
+from gops_solver.game.rules import Rules
+from gops_solver.game.statekeys import _popcount, decision_key, unpack_key
+from gops_solver.lp.stage import solve_stage, stage_work_size
+from gops_solver.analysis._common import check_rules, check_status, prize_sequence, solution_for
+from gops_solver.analysis._hashtable import hashed
+from gops_solver.analysis.evaluate import (KEEP, MODE_FIXED, MODE_REACH, RANKS, Play, _NO_NEXT, _Seat, _cell,
+                                           _reveals, _start, _step, evaluate)
+from gops_solver.analysis.strategies import Strategy, check_strategy_rules, make_strategy
+from gops_solver.analysis.strategies import policy as policy_b
+
+#: penalty weights tried (in turn) to keep the safe response's stage mixture optimal in the equilibrium stage game
+_PENALTIES = (1e3, 1e5, 1e7)
+
+
+def check_exploit_rules(rules) -> None:
+    """Raise ``ValueError`` (one line) unless exact responses are defined for ``rules``."""
+    if check_rules(rules) != "classic":
+        raise ValueError("exact responses are defined for the classic two-player game only, not for two-card "
+                         "bids or open prizes: use bid_cards=1, open_prizes=1")
+
+
+# ---------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M):
+    """Stage matrix of a decision over A's cards ``rows`` and B's cards ``cols`` (from ``play.next_*``)."""
+    n = play.n
+    na = 0
+    nb = 0
+    for v in range(1, n + 1):
+        if (ha >> (v - 1)) & 1:
+            rows[na] = v
+            na += 1
+        if (hb >> (v - 1)) & 1:
+            cols[nb] = v
+            nb += 1
+    for i in range(na):
+        for j in range(nb):
+            M[i, j] = _cell(play, ha, hb, pm2, rows[i], cols[j], pot, d, k)
+    return na, nb
+
+
+class ModelTable(NamedTuple):
+    """The model's kernel code and lookup table at the current level (its equilibrium tables travel beside)."""
+
+    code: int
+    keys: np.ndarray
+    probs: np.ndarray
+
+
+@njit(cache=True)
+def _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb):
+    """The model's distribution over ``cols`` into ``qb``; a status."""
+    st = policy_b(mt.code, hb, ha, pm2, pot, -d, n, eq_b, mt.keys, mt.probs, pb)
+    for j in range(nb):
+        qb[j] = pb[cols[j] - 1]
+    return st
+
+
+@njit(parallel=True, cache=True)
+def _restricted_level(play, P, mt, eq_b, keys, starts, vals, dkeys, dprobs):
+    """Values of the restricted game of weight ``P`` at the states ``keys`` and A's stage strategies
+    (decision ``starts[i] + t`` for the t-th reveal of state i); a status."""
+    n = play.n
+    status = np.zeros(len(keys), np.int64)
+    for i in prange(len(keys)):
+        M = np.empty((MAX_CARDS, MAX_CARDS))
+        Mp = np.empty((MAX_CARDS, MAX_CARDS))
+        x = np.empty(MAX_CARDS)
+        y = np.empty(MAX_CARDS)
+        work = np.empty(stage_work_size(MAX_CARDS, MAX_CARDS))
+        rows = np.empty(MAX_CARDS, np.int64)
+        cols = np.empty(MAX_CARDS, np.int64)
+        qb = np.empty(MAX_CARDS)
+        pb = np.empty(MAX_CARDS)
+        qs = np.empty(MAX_CARDS, np.int64)
+        ha, hb, pm, c, d = unpack_key(keys[i])
+        k = _popcount(ha)
+        nq = _reveals(pm, k, n, play.seq, qs)
+        acc = 0.0
+        for t in range(nq):
+            q = qs[t]
+            pm2 = pm & ~(1 << (q - 1))
+            pot = c + q
+            na, nb = _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M)
+            st = _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
+            if st != 0:
+                status[i] = st
+                break
+            for a in range(na):
+                mq = 0.0
+                for j in range(nb):
+                    mq += M[a, j] * qb[j]
+                for j in range(nb):
+                    Mp[a, j] = P * mq + (1.0 - P) * M[a, j]
+            v, st = solve_stage(Mp, na, nb, x, y, work)
+            if st != 0:
+                status[i] = 2
+                break
+            acc += v
+            r = starts[i] + t
+            dkeys[r] = decision_key(ha, hb, pm2, pot, d)
+            for v2 in range(MAX_CARDS):
+                dprobs[r, v2] = 0.0
+            for a in range(na):
+                dprobs[r, rows[a] - 1] = x[a]
+        vals[i] = acc / nq
+    return status.max() if len(keys) else 0
+
+
+@njit(parallel=True, cache=True)
+def _safe_level(play_v, play_g, mt, eq_b, keys, starts, vals_v, vals_g, dkeys, dprobs, penalties):
+    """Equilibrium values, gains against the model of the safe response and its stage strategies at the
+    states ``keys``: at each decision the optimal mixture of the equilibrium stage game that gains most
+    against the model; a status."""
+    n = play_v.n
+    status = np.zeros(len(keys), np.int64)
+    for i in prange(len(keys)):
+        MV = np.empty((MAX_CARDS, MAX_CARDS))
+        MG = np.empty((MAX_CARDS, MAX_CARDS))
+        C = np.empty((MAX_CARDS, MAX_CARDS))
+        x = np.empty(MAX_CARDS)
+        xb = np.empty(MAX_CARDS)
+        z = np.empty(MAX_CARDS)
+        y = np.empty(MAX_CARDS)
+        g = np.empty(MAX_CARDS)
+        work = np.empty(stage_work_size(MAX_CARDS, MAX_CARDS))
+        rows = np.empty(MAX_CARDS, np.int64)
+        cols = np.empty(MAX_CARDS, np.int64)
+        qb = np.empty(MAX_CARDS)
+        pb = np.empty(MAX_CARDS)
+        qs = np.empty(MAX_CARDS, np.int64)
+        ha, hb, pm, c, d = unpack_key(keys[i])
+        k = _popcount(ha)
+        nq = _reveals(pm, k, n, play_v.seq, qs)
+        acc_v = 0.0
+        acc_g = 0.0
+        for t in range(nq):
+            q = qs[t]
+            pm2 = pm & ~(1 << (q - 1))
+            pot = c + q
+            na, nb = _matrix(play_v, ha, hb, pm2, pot, d, k, rows, cols, MV)
+            _matrix(play_g, ha, hb, pm2, pot, d, k, rows, cols, MG)
+            st = _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
+            if st != 0:
+                status[i] = st
+                break
+            vstar, st = solve_stage(MV, na, nb, xb, y, work)
+            if st != 0:
+                status[i] = 2
+                break
+            for a in range(na):
+                s = 0.0
+                for j in range(nb):
+                    s += MG[a, j] * qb[j]
+                g[a] = s
+            # the LP  max x.g  s.t.  x.MV[:, j] >= v*  as the matrix game with columns g + lam (MV[:, j] - v*):
+            # an exact penalty for lam large enough; each answer is checked, the stage's own optimal
+            # mixture is the fallback
+            tol = REPLY_TOL * (1.0 + abs(vstar))
+            for a in range(na):
+                x[a] = xb[a]
+            for lam in penalties:
+                for a in range(na):
+                    for j in range(nb):
+                        C[a, j] = g[a] + lam * (MV[a, j] - vstar)
+                _, st = solve_stage(C, na, nb, z, y, work)
+                if st != 0:
+                    continue
+                ok = True
+                for j in range(nb):
+                    s = 0.0
+                    for a in range(na):
+                        s += z[a] * MV[a, j]
+                    if s < vstar - tol:
+                        ok = False
+                        break
+                if ok:
+                    gy = 0.0
+                    gx = 0.0
+                    for a in range(na):
+                        gy += z[a] * g[a]
+                        gx += x[a] * g[a]
+                    if gy > gx:
+                        for a in range(na):
+                            x[a] = z[a]
+                    break
+            gv = 0.0
+            for a in range(na):
+                gv += x[a] * g[a]
+            acc_v += vstar
+            acc_g += gv
+            r = starts[i] + t
+            dkeys[r] = decision_key(ha, hb, pm2, pot, d)
+            for v2 in range(MAX_CARDS):
+                dprobs[r, v2] = 0.0
+            for a in range(na):
+                dprobs[r, rows[a] - 1] = x[a]
+        vals_v[i] = acc_v / nq
+        vals_g[i] = acc_g / nq
+    return status.max() if len(keys) else 0
+
+
+@njit(cache=True)
+def _decision_starts(keys, n, random_order):
+    """Index of each state's first decision (one per revealed prize) and the number of decisions."""
+    out = np.empty(len(keys), np.int64)
+    m = 0
+    for i in range(len(keys)):
+        out[i] = m
+        m += _popcount(unpack_key(keys[i])[2]) if random_order else 1
+    return out, m
+
+
+# ---------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------
+
+class _FreeA:
+    """Seat A of the forward pass: may bid any card (uniform support), and makes the level pass keep card
+    values (``reads_values``) unless the model sees ranks only."""
+
+    def __init__(self, ranks):
+        self.s = Strategy("uniform", 0)
+        self.s.rank_only = ranks
+        self.s.reads_values = not ranks
+        self.args = (0, np.zeros(0, np.int64), np.zeros((0, MAX_CARDS)))
+
+    def prepare(self, keys):
+        pass
+
+
+class _Game:
+    """The states of the restricted game (every state both players can reach), level by level."""
+
+    def __init__(self, rules, model, tick=None):
+        self.rules, self.model, self.n = rules, model, rules.n
+        self.ranks = model.rank_only
+        self.relabel = RANKS if self.ranks else KEEP
+        self.keep_diff = rules.objective == "win" or model.uses_diff
+        self.seq = prize_sequence(rules)
+        n = self.n
+        keys, _ = _start(n)
+        self.levels = [None] * (n + 1)
+        self.levels[n] = keys
+        free = _FreeA(self.ranks)
+        for k in range(n, 1, -1):
+            self.levels[k - 1], _ = _step(self.levels[k], np.ones(len(self.levels[k])), rules, free, None,
+                                          MODE_REACH, self.keep_diff, _NO_NEXT)
+            if tick is not None:
+                tick()
+        self.seat_b = _Seat(model, rules, True)
+
+    def play(self, nxt):
+        r = self.rules
+        return Play(self.n, self.seq, r.tie == "carry", self.keep_diff, self.relabel, r.objective == "win",
+                    MODE_FIXED, False, *nxt)
+
+    def model_args(self, k):
+        self.seat_b.prepare(self.levels[k])
+        code, kb, pb = self.seat_b.args
+        return ModelTable(code, kb, pb), self.model.eq
+
+    def starts(self, k):
+        return _decision_starts(self.levels[k], self.n, self.rules.random_order)
+
+    def strategy(self, name, parts, meta):
+        """The table-driven strategy of the decisions ``parts`` (per level ``(keys, probs)``)."""
+        keys = np.concatenate([p[0] for p in parts])
+        probs = np.concatenate([p[1] for p in parts])
+        keys, first = np.unique(keys, return_index=True)  # one decision met from two states: the same stage game
+        return Strategy.precomputed(name, keys, probs[first], self.keep_diff, self.ranks, meta)
+
+
+def restricted_response(rules: Rules, model, p: float, solution=None, game=None, tick=None):
+    """The restricted response R(p) and the value of the restricted game of weight ``p``.
+
+    Parameters
+    ----------
+    rules : Rules
+        A classic two-player single game (any tie rule, objective, prize order).
+    model : str or Strategy
+        The opponent's model (seat B), see :func:`~gops_solver.analysis.strategies.make_strategy`.
+    p : float
+        0 <= p <= 1: the probability that B follows the model at each round.
+    solution : Solution, optional
+        For an ``equilibrium`` model.
+    game : object, optional
+        The states of a previous call with the same rules and model (reused).
+    tick : callable, optional
+        Called after each level.
+
+    Returns
+    -------
+    (Strategy, float)
+        The response (seat A) and the value of the restricted game at the start.
+    """
+    p = _check_p(p)
+    game = game if game is not None else _game(rules, model, solution)
+    n = rules.n
+    tables = [_NO_NEXT] * (n + 1)
+    parts = []
+    for k in range(1, n + 1):
+        keys = game.levels[k]
+        starts, m = game.starts(k)
+        vals = np.empty(len(keys))
+        dkeys, dprobs = np.empty(m, np.int64), np.empty((m, MAX_CARDS))
+        mt, eq = game.model_args(k)
+        play = game.play(hashed(*tables[k - 1]) if k > 1 else _NO_NEXT)
+        check_status(_restricted_level(play, float(p), mt, eq, keys, starts, vals, dkeys, dprobs))
+        tables[k] = (keys, vals)
+        parts.append((dkeys, dprobs))
+        if tick is not None:
+            tick()
+    name = f"R({_fmt_p(p)}) to {game.model.name}"
+    meta = {"kind": "response", "model": game.model.name, "p": float(p)}
+    return game.strategy(name, parts, meta), float(tables[n][1][0])
+
+
+def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
+    """The best response to the model among equilibrium strategies (exploitability 0).
+
+    At every decision A plays, among the optimal mixtures of the equilibrium stage game, one that
+    maximises the gain against the model with this strategy's own continuation gains.
+
+    Returns
+    -------
+    (Strategy, float, float)
+        The response, the game value and its gain against the model (both at the start, as
+        computed by the induction; :func:`exploit` re-evaluates the gain exactly).
+    """
+    game = game if game is not None else _game(rules, model, solution)
+    n = rules.n
+    tv = [_NO_NEXT] * (n + 1)
+    tg = [_NO_NEXT] * (n + 1)
+    parts = []
+    pen = np.array(_PENALTIES)
+    for k in range(1, n + 1):
+        keys = game.levels[k]
+        starts, m = game.starts(k)
+        vv, vg = np.empty(len(keys)), np.empty(len(keys))
+        dkeys, dprobs = np.empty(m, np.int64), np.empty((m, MAX_CARDS))
+        mt, eq = game.model_args(k)
+        pv = game.play(hashed(*tv[k - 1]) if k > 1 else _NO_NEXT)
+        pg = game.play(hashed(*tg[k - 1]) if k > 1 else _NO_NEXT)
+        check_status(_safe_level(pv, pg, mt, eq, keys, starts, vv, vg, dkeys, dprobs, pen))
+        tv[k], tg[k] = (keys, vv), (keys, vg)
+        parts.append((dkeys, dprobs))
+        if tick is not None:
+            tick()
+    name = f"safe response to {game.model.name}"
+    meta = {"kind": "response", "model": game.model.name, "p": None, "risk": 0.0}
+    return game.strategy(name, parts, meta), float(tv[n][1][0]), float(tg[n][1][0])
+
+
+def _game(rules, model, solution, tick=None):
+    check_exploit_rules(rules)
+    solution = solution_for(rules, solution, model)
+    return _Game(rules, make_strategy(model, solution), tick)
+
+
+def _check_p(p):
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"p={p!r} must be a number in [0, 1]: the probability that the opponent follows the model")
+    return float(p)
+
+
+def _fmt_p(p):
+    return f"{p:.6g}"
+
+
+# ---------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------
+
+@dataclass
+class ResponsePoint:
+    """Exact figures of one response.
+
+    Attributes
+    ----------
+    p : float or None
+        The weight of the restricted response (None for the safe response).
+    value : float or None
+        Value of the restricted game at the start (the game value for the safe response).
+    gain : float
+        Expected result of the response (seat A) against the model (seat B), under the objective.
+    exploitability : float
+        Game value minus the response's value against its best response.
+    strategy : Strategy
+    """
+
+    p: float | None
+    value: float | None
+    gain: float
+    exploitability: float
+    strategy: Strategy = field(repr=False)
+
+    def to_dict(self) -> dict:
+        """JSON-ready figures."""
+        return {"p": self.p, "value": self.value, "gain": self.gain, "exploitability": self.exploitability}
+
+
+@dataclass
+class ExploitResult:
+    """Result of :func:`exploit`.
+
+    Attributes
+    ----------
+    rules : Rules
+    model : str
+    game_value : float
+    response : ResponsePoint
+        The response asked for (R(p), or the one chosen under ``risk``).
+    curve : list of ResponsePoint
+        With ``curve``: one point per weight of the grid.
+    risk : float or None
+    seconds : float
+    """
+
+    rules: Rules
+    model: str
+    game_value: float
+    response: ResponsePoint | None
+    curve: list
+    risk: float | None
+    seconds: float
+
+    @property
+    def value(self):
+        """Value of the restricted game of the response (None for a curve alone)."""
+        return None if self.response is None else self.response.value
+
+    @property
+    def gain(self):
+        """The response's exact gain against the model."""
+        return None if self.response is None else self.response.gain
+
+    @property
+    def exploitability(self):
+        """The response's exact exploitability."""
+        return None if self.response is None else self.response.exploitability
+
+    @property
+    def strategy(self):
+        """The response as a :class:`~gops_solver.analysis.strategies.Strategy`."""
+        return None if self.response is None else self.response.strategy
+
+    def save(self, path) -> None:
+        """Write the response as a strategy file (see :mod:`gops_solver.analysis.strategyfile`)."""
+        if self.response is None:
+            raise ValueError("a curve has no single response to save: give p= or risk=")
+        from gops_solver.analysis.strategyfile import write_strategy_file
+        write_strategy_file(path, self.response.strategy, self.rules)  # a precomputed strategy
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return {"rules": self.rules.to_dict(), "model": self.model, "game_value": self.game_value,
+                "risk": self.risk, "response": None if self.response is None else self.response.to_dict(),
+                "curve": [pt.to_dict() for pt in self.curve], "seconds": round(self.seconds, 3)}
+
+
+def default_grid(points: int = 11) -> list:
+    """``points`` evenly spaced weights from 0 to 1."""
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
+        raise ValueError(f"grid={points!r} must be a whole number >= 2: the number of weights from 0 to 1")
+    return [i / (points - 1) for i in range(points)]
+
+
+def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, progress=None) -> ExploitResult:
+    """Exact responses to a modelled opponent (see the module docstring).
+
+    Parameters
+    ----------
+    rules : Rules
+        A classic two-player single game.
+    model : str or Strategy
+        The opponent (seat B).
+    p : float, optional
+        The restricted response R(p) (0 <= p <= 1).
+    curve : bool, int or sequence of float, optional
+        The trade-off curve: True for 11 weights 0, 0.1, ..., 1, an int for that many evenly spaced
+        weights, or the weights themselves.
+    risk : float, optional
+        EPS >= 0: the response with the largest gain among those with exploitability <= EPS (R(P) for
+        P in [0, 1], and the safe response).
+    solution : Solution, optional
+        A solution of ``rules`` (for an ``equilibrium`` model and the game value; solved here when needed).
+    progress : callable, optional
+        Called with a short description of each finished piece of work.
+
+    Returns
+    -------
+    ExploitResult
+
+    Raises
+    ------
+    ValueError
+        Rules not supported, p outside [0, 1], risk < 0, a bad grid, an unknown model.
+    """
+    t0 = time.perf_counter()
+    check_exploit_rules(rules)
+    if p is not None:
+        p = _check_p(p)
+    if risk is not None:
+        if isinstance(risk, bool) or not isinstance(risk, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(risk) or risk < 0:
+            raise ValueError(f"risk={risk!r} must be a number >= 0: the exploitability the response may have")
+        risk = float(risk)
+    grid = _grid(curve)
+    if p is None and risk is None and grid is None:
+        p = 1.0
+    solution = solution_for(rules, solution, model)
+    mdl = make_strategy(model, solution)
+    check_strategy_rules(mdl, rules)
+    game = _Game(rules, mdl)
+    say = progress or (lambda what: None)
+
+    def point(pp):
+        strat, val = restricted_response(rules, mdl, pp, solution, game)
+        return _measured(rules, strat, mdl, pp, val, solution)
+
+    game_value = float(solution.value) if solution is not None else 0.0  # the game is symmetric
+    cache = {}
+
+    def at(pp):
+        if pp not in cache:
+            cache[pp] = point(pp)
+            say(f"R({_fmt_p(pp)})")
+        return cache[pp]
+
+    pts = [at(pp) for pp in grid] if grid is not None else []
+    response = None
+    if risk is not None:
+        response = _within_risk(rules, mdl, risk, at, solution, game, say)
+    elif p is not None:
+        response = at(p)
+    return ExploitResult(rules, mdl.name, game_value, response, pts, risk, time.perf_counter() - t0)
+
+
+def _measured(rules, strat, mdl, p, value, solution):
+    ev = evaluate(strat, rules, against=mdl, solution=solution)
+    return ResponsePoint(p, value, float(ev.vs_opponent.value), float(ev.exploitability), strat)
+
+
+def _grid(curve):
+    if curve is None or curve is False:
+        return None
+    if curve is True:
+        return default_grid()
+    if isinstance(curve, (int, np.integer)) and not isinstance(curve, bool):
+        return default_grid(int(curve))
+    try:
+        ps = sorted({_check_p(float(x)) for x in curve})
+    except (TypeError, ValueError):
+        raise ValueError(f"curve={curve!r} must be True, a number of weights, or weights in [0, 1]") from None
+    if not ps:
+        raise ValueError("curve= has no weights: give weights in [0, 1], e.g. 0,0.5,1")
+    return ps
+
+
+#: bisection steps on P when looking for the largest R(P) within a risk bound
+_BISECT_STEPS = 12
+
+
+def _within_risk(rules, mdl, eps, at, solution, game, say):
+    """The candidate with the largest gain whose exploitability is <= ``eps`` + the evaluation's tolerance."""
+    strat, v, _ = safe_response(rules, mdl, solution, game)
+    safe = _measured(rules, strat, mdl, None, v, solution)
+    say("safe response")
+    slack = VALUE_TOL * (1.0 + abs(safe.gain))
+    cands = [safe]
+    if eps > 0:
+        lo, hi = 0.0, 1.0
+        top = at(1.0)
+        if top.exploitability <= eps + slack:
+            cands.append(top)
+        else:
+            cands.append(at(0.0))
+            for _ in range(_BISECT_STEPS):
+                mid = (lo + hi) / 2
+                if at(mid).exploitability <= eps + slack:
+                    lo = mid
+                else:
+                    hi = mid
+            cands.append(at(lo))
+    ok = [c for c in cands if c.exploitability <= eps + slack]
+    return max(ok, key=lambda c: c.gain)
