@@ -175,12 +175,13 @@ cli.add_command(query)
               help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @quiet_option
+@click.option("--record", default=None, metavar="FILE", help="append one JSON line per finished game to FILE")
 @_match_options
 @players_option("play")
-def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, match, draw):
+def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, match, draw, record):
     """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
     import numpy as np
-    from gops_solver.analysis.play import Match, Opponent, deal, needs_full_solve
+    from gops_solver.analysis.play import Opponent, needs_full_solve
     from gops_solver.engine.projection import duration, project
     from gops_solver.api import load, solve as solve_rules
     check_play_seat(strat_b)
@@ -210,6 +211,24 @@ def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, mat
         seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(seed)
     opp = Opponent(rules, sol)
+    writer = None
+    if record is not None:
+        from gops_solver.analysis.records import RecordWriter
+        if record == "-":
+            raise click.UsageError("gops play prints the game on standard output: give --record a file")
+        if not rules.classic:
+            raise click.UsageError("--record writes classic games (one card a bid, one prize a round)")
+        writer = RecordWriter(record)
+    try:
+        return _play_session(rules, opp, rng, hint, seed, writer)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _play_session(rules, opp, rng, hint, seed, writer):
+    """The games of ``gops play`` at the prompt (a single game or a match); each finished game recorded."""
+    from gops_solver.analysis.play import Match, deal
     m = Match(rules)
     single = rules.match == "single"
     if single:
@@ -234,6 +253,11 @@ def play(cards, tie, objective, order, solution, strat_b, seed, hint, quiet, mat
             click.echo(f"\n{stop}: {where} (score you {game.score_a} - me {game.score_b})")
             return {"end of input": 0, "terminated": 143}.get(stop, 130)
         d = game.diff
+        if writer is not None:
+            from gops_solver.analysis.records import record_line, replay_rounds
+            h = game.history
+            writer.write([record_line(rules, "human", "equilibrium", replay_rounds(
+                rules, [r.prize for r in h], [r.bid_a for r in h], [r.bid_b for r in h]))])
         outcome = m.record(game)
         result = "you win" if d > 0 else ("I win" if d < 0 else "a draw")
         click.echo("")
@@ -550,8 +574,10 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 @json_option
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
 @quiet_option
+@click.option("--record", default=None, metavar="FILE",
+              help="append one JSON line per game to FILE (- streams them; the summary then goes to stderr)")
 @players_option("simulate")
-def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet):
+def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet, record):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals."""
     from gops_solver.analysis.simulate import simulate as run_games
     if as_json and as_csv:
@@ -563,13 +589,24 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
     if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
         from tqdm import tqdm
         bar = tqdm(total=games, unit="game", unit_scale=True, desc="simulating", file=sys.stderr, dynamic_ncols=True)
+    import contextlib
+    writer = None
+    if record is not None:
+        from gops_solver.analysis.records import RecordWriter
+        if not rules.classic:
+            raise click.UsageError("--record writes classic games (one card a bid, one prize a round)")
+        writer = RecordWriter(record)
     try:
-        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None)
+        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None,
+                        record=writer)
     finally:
         if bar:
             bar.close()
-    print_simulation(res, rules, as_json, as_csv,
-                     lead=(("n", rules.n), ("tie", rules.tie), ("objective", rules.objective)))
+        if writer is not None:
+            writer.close()
+    with contextlib.redirect_stdout(sys.stderr) if record == "-" else contextlib.nullcontext():
+        print_simulation(res, rules, as_json, as_csv,
+                         lead=(("n", rules.n), ("tie", rules.tie), ("objective", rules.objective)))
 
 
 from gops_solver.cli._explore import explore as _explore  # noqa: E402
