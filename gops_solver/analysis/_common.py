@@ -35,8 +35,10 @@ def check_rules(rules) -> str:
 
 
 def needs_solution(*specs) -> bool:
-    """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium."""
-    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
+    """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium, or a strategy
+    file (whose rules are checked against the solution's)."""
+    from gops_solver.analysis.strategyfile import is_strategy_file
+    return any(is_strategy_file(s) for s in specs) or any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
         any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
 
 

@@ -35,6 +35,8 @@ Built-in strategies (``make_strategy(name)``):
     the optimal stage-game strategy read from a solved :class:`Solution`
     (A's strategy of the state with the player's hand as A's; for a fixed
     optimal strategy the stage solver's deterministic choice).
+``model.json``
+    a strategy file (:mod:`.strategyfile`): an opponent model of ``gops model fit``.
 ``module:function`` or ``path/to/file.py:function``
     a user function ``f(view) -> dict`` mapping cards of ``view.hand`` to
     probabilities (summing to 1), or a sequence of probabilities aligned
@@ -462,6 +464,9 @@ def make_strategy(spec, solution=None) -> Strategy:
         raise ValueError(f"strategy {spec!r} is not a name: use one of {', '.join(HEURISTICS)}, "
                          f"equilibrium or module:function")
     name = spec.strip().lower()
+    from gops_solver.analysis.strategyfile import is_strategy_file, read_strategy_file
+    if name not in HEURISTICS and name != "equilibrium" and is_strategy_file(spec.strip()):
+        return read_strategy_file(spec.strip(), solution)
     if name in HEURISTICS:
         return Strategy(name, HEURISTICS.index(name))
     if name == "equilibrium":

@@ -1,0 +1,47 @@
+"""Strategies stored in files: ``make_strategy("model.json", solution)`` plays the file.
+
+:func:`read_strategy_file` dispatches on the file's content: a JSON opponent
+model (:mod:`.models`) is played through its prediction. Each file kind has a
+reader of its own here.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def is_strategy_file(spec) -> bool:
+    """Whether a strategy spec names a strategy file (an existing file, or a name ending in ``.json``)."""
+    return isinstance(spec, (str, os.PathLike)) and (os.fspath(spec).lower().endswith(".json")
+                                                      or (":" not in os.fspath(spec) and os.path.isfile(spec)))
+
+
+def read_strategy_file(path, solution=None):
+    """The :class:`~.strategies.Strategy` stored in ``path``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    solution : Solution, optional
+        A solution of the game played; the file's rules must be its rules.
+
+    Raises
+    ------
+    ValueError
+        Unreadable file, unknown kind, a model for other rules (one line naming the field).
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError as exc:
+        raise ValueError(f"cannot read strategy file {path}: {exc.strerror}") from None
+    if head.lstrip().startswith(b"{"):
+        return _json_model(path, solution)
+    raise ValueError(f"{path} is not a strategy file (a JSON model of gops model fit)")
+
+
+def _json_model(path, solution):
+    from gops_solver.analysis.models import read_model
+    model = read_model(path)
+    return model.strategy(solution, name=path)
