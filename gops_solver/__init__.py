@@ -15,7 +15,8 @@ __version__ = "0.1.0"
 
 _LAZY = {"Rules": "game.rules", "DecisionState": "game.rules", "validate_state": "game.rules",
          "GameSolution": "engine.base", "Solution": "engine.solution", "QueryResult": "engine.query",
-         "solve": "api", "load": "api", "projected_work": "engine.solution"}
+         "solve": "api", "load": "api", "projected_work": "engine.solution",
+         "read_records": "opponent.records", "fit_model": "opponent.fit", "OpponentModel": "opponent.fit"}
 
 
 def __getattr__(name):
@@ -28,4 +29,4 @@ def __getattr__(name):
 
 
 __all__ = ["Rules", "DecisionState", "validate_state", "GameSolution", "Solution", "QueryResult", "solve", "load",
-           "projected_work", "__version__"]
+           "projected_work", "read_records", "fit_model", "OpponentModel", "__version__"]

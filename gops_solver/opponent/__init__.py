@@ -9,7 +9,8 @@ Sits above :mod:`gops_solver.analysis` (it evaluates with the exact evaluation) 
 command line and the explorer.
 """
 
-_LAZY: dict = {}
+_LAZY: dict = {"read_records": ".records", "Records": ".records", "GameRecord": ".records", "RecordError": ".records",
+               "convert_records": ".records", "fit_model": ".fit", "OpponentModel": ".fit", "read_model": ".fit"}
 
 
 def __getattr__(name):

@@ -347,3 +347,7 @@ def bid_arrays(records, player: str):
             ha &= ~(1 << (rec.bids_a[r] - 1))
             hb &= ~(1 << (rec.bids_b[r] - 1))
     return np.array(rows, dtype=np.int64).reshape(-1, 7)
+
+
+#: the converter under the name the package facade exports
+convert_records = convert
