@@ -32,8 +32,11 @@ import os
 import warnings
 
 import numpy as np
+from numba import njit
 
 from gops_solver.engine.storage import IntegrityWarning
+from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.statekeys import unpack_key
 from gops_solver.game.jsonout import dumps
 from gops_solver.game.rules import Rules
 
@@ -157,6 +160,50 @@ class OpponentModel:
         c = np.asarray(counts, dtype=float)
         return (c + self.prior * m) / (c.sum() + self.prior)
 
+    def rows(self, keys) -> np.ndarray:
+        """The model at many decisions at once: ``(len(keys), MAX_CARDS)`` probabilities by card.
+
+        ``keys`` are :func:`~gops_solver.game.statekeys.decision_key` values from the
+        player's side. Built-in components run in numba over all keys; user
+        functions are called once per key. What evaluate's lookup tables read.
+        """
+        from gops_solver.analysis.strategies import CODE_TABLE, View, cards_of, policy_rows
+        if self._strategies is None:
+            self.bind()
+        n = self.rules.n
+        keys = np.asarray(keys, dtype=np.int64)
+        mix = np.zeros((len(keys), MAX_CARDS))
+        rows = np.zeros((len(keys), MAX_CARDS))
+        for w, s in zip(self.weights, self._strategies):
+            if w <= 0:
+                continue
+            rows[:] = 0.0
+            if s.code == CODE_TABLE:
+                for i, key in enumerate(keys):
+                    own, opp, pm, pot, diff = unpack_key(key)
+                    view = View(cards_of(own, n), cards_of(opp, n), int(pot), cards_of(pm, n), int(diff))
+                    for c, pr in s.distribution(view, n).items():
+                        rows[i, c - 1] = pr
+            elif policy_rows(s.code, keys, n, s.eq, rows) != 0:
+                raise ValueError(f"component {s.name} has no move at a state of these rules: the solution "
+                                 f"does not cover it")
+            mix += w * rows
+        dense, total = self._dense_table()
+        out = np.zeros((len(keys), MAX_CARDS))
+        _finish_rows(keys, n, mix, self.tremble, dense, total, self.prior, self.kind == "tabular", out)
+        return out
+
+    def _dense_table(self):
+        """The table as arrays ``counts[k, r, s + 1, rank]`` and ``total[k, r, s + 1]`` (-1: no cell)."""
+        n = self.rules.n
+        dense = np.zeros((n + 1, n, 3, n))
+        total = np.full((n + 1, n, 3), -1.0)
+        for key, row in self.table.items():
+            k, r, s = (int(x) for x in key.split(","))
+            dense[k, r, s + 1, :k] = row
+            total[k, r, s + 1] = float(np.sum(row))
+        return dense, total
+
     def __call__(self, view) -> dict:
         """A strategy function: ``{card: probability}`` over ``view.hand``."""
         hand = tuple(sorted(view.hand))
@@ -170,7 +217,9 @@ class OpponentModel:
             raise ModelError(f"the model is for {self.rules.describe()}, not {solution.rules.describe()}: "
                              f"fit one for these rules or play its rules")
         self.bind(solution)
-        return Strategy(name or f"model({self.kind})", CODE_TABLE, func=self)
+        out = Strategy(name or f"model({self.kind})", CODE_TABLE, func=self)
+        out.rows = self.rows  # evaluate fills its lookup tables through it, all decisions of a level at once
+        return out
 
 
 def _field(data, key, where):
@@ -277,3 +326,34 @@ def read_model(path) -> OpponentModel:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelError(f"{path}: not a JSON model file ({exc})") from None
     return model_from_dict(data, path)
+
+
+@njit(cache=True)
+def _finish_rows(keys, n, mix, tremble, dense, total, prior, tabular, out):
+    """Tremble, then (tabular) the Dirichlet-smoothed cell counts, at each key (``out`` modified in place)."""
+    for i in range(len(keys)):
+        own, opp, pm, pot, diff = unpack_key(keys[i])
+        k = 0
+        for v in range(n):
+            if (own >> v) & 1:
+                k += 1
+        for v in range(n):
+            if (own >> v) & 1:
+                out[i, v] = (1 - tremble) * mix[i, v] + tremble / k
+        if not tabular:
+            continue
+        r = 0
+        for v in range(n):
+            if (pm >> v) & 1 and v + 1 < pot:
+                r += 1
+        if r > k - 1:
+            r = k - 1
+        s = 1 if diff > 0 else (-1 if diff < 0 else 0)
+        tot = total[k, r, s + 1]
+        if tot < 0:
+            continue
+        j = 0
+        for v in range(n):
+            if (own >> v) & 1:
+                out[i, v] = (dense[k, r, s + 1, j] + prior * out[i, v]) / (tot + prior)
+                j += 1

@@ -30,7 +30,7 @@ _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few se
 
 #: ``gops --help`` lists the commands by what they are for; a command missing here is listed under "Other"
 COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify", "warmup")),
-                    ("Analyse strategies", ("evaluate", "simulate")),
+                    ("Analyse strategies", ("evaluate", "simulate", "model", "records")),
                     ("Play", ("play",)),
                     ("Export and explore", ("export", "explore")))
 
@@ -703,6 +703,9 @@ def _match_info(rules, as_json, as_csv):
 
 from gops_solver.cli._export import export as _export  # noqa: E402  (its own module: one concern each)
 cli.add_command(_export)
+from gops_solver.cli._model import model as _model, records as _records  # noqa: E402
+cli.add_command(_model)
+cli.add_command(_records)
 
 
 @cli.command()

@@ -34,6 +34,8 @@ DEFAULT_COMPONENTS = HEURISTICS + ("equilibrium",)
 #: EM stops when no weight moves more than this in an iteration (or after EM_MAX_ITER iterations)
 EM_TOL = 1e-9
 EM_MAX_ITER = 5000
+#: weights below this are set to 0 after the fit (their components are not evaluated in play)
+PRUNE = 1e-9
 
 
 def _decisions(records, player):
@@ -217,7 +219,10 @@ def fit_model(records, player: str = "b", kind: str = "auto", strategies=None, t
     data = _Data(records, player, strats, float(tremble))
     G, D = len(records), len(data.dec)
     everything = np.ones(G, bool)
-    w, ll = _em(data.game_loglik(everything))
+    w, _ = _em(data.game_loglik(everything))
+    w = np.where(w < PRUNE, 0.0, w)  # components EM has all but dropped: none of their work in play
+    w /= w.sum()
+    ll = _mix_loglik(data.game_loglik(everything), w)
     table = data.counts(everything)
     tab_ll = float(np.sum(data.tab_logprob(everything, w, table, prior)))
     # k-fold over games: each fold predicted by the models fitted on the others
