@@ -11,7 +11,8 @@ import pytest
 
 from gops_solver import Rules, fit_model, read_records, solve
 from gops_solver.analysis.evaluate import evaluate
-from gops_solver.analysis.models import ModelError, ModelWarning, read_model
+from gops_solver.analysis.models import ModelError, ModelWarning
+from gops_solver.opponent.fit import read_model
 from gops_solver.analysis.records import RecordWriter
 from gops_solver.analysis.simulate import simulate
 from gops_solver.analysis.strategies import CODE_TABLE, Strategy, View, make_strategy

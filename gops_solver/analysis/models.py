@@ -21,7 +21,9 @@ seat). Two kinds (``docs/models.md``):
 
 Fitting lives in :mod:`gops_solver.opponent.fit`; this module only reads,
 writes and evaluates models, so that :mod:`.strategies` can play a model file
-without importing the opponent layer.
+without importing the opponent layer. This module does not import
+:mod:`.strategies` (which reads model files through :mod:`.strategyfile`):
+the strategy factory is handed in (:meth:`OpponentModel.bind`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from gops_solver.engine.storage import IntegrityWarning
-from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.constants import MAX_CARDS, MODEL_WEIGHT_TOL as WEIGHT_TOL
 from gops_solver.game.statekeys import unpack_key
 from gops_solver.game.jsonout import dumps
 from gops_solver.game.rules import Rules
@@ -45,8 +47,6 @@ MODEL_VERSION = 1
 #: the state features of a tabular model, in the order of a cell's key ``"k,r,s"``
 FEATURES = ("hand_size", "pot_rank", "diff_sign")
 KINDS = ("mixture", "tabular")
-#: how far the weights may sum from 1
-WEIGHT_TOL = 1e-6
 
 
 class ModelError(ValueError):
@@ -99,6 +99,7 @@ class OpponentModel:
         self.table = dict(table or {})
         self.fit = dict(fit or {})
         self._strategies = None
+        self._make = None
 
     def __repr__(self):
         w = ", ".join(f"{c}={x:.3f}" for c, x in zip(self.components, self.weights))
@@ -128,13 +129,26 @@ class OpponentModel:
 
     # -- prediction --------------------------------------------------------
 
-    def bind(self, solution=None) -> None:
-        """Build the component strategies (``equilibrium`` needs a ``solution`` of the model's rules)."""
-        from gops_solver.analysis.strategies import make_strategy
+    def bind(self, make=None, solution=None) -> None:
+        """Build the component strategies.
+
+        Parameters
+        ----------
+        make : callable, optional
+            The strategy factory, :func:`~.strategies.make_strategy` (handed in: this
+            module sits below it); default the one given before.
+        solution : Solution, optional
+            For an ``equilibrium`` component (solved here from the model's rules if not given).
+        """
+        make = make or self._make
+        if make is None:
+            raise ValueError("the model has no strategy factory: read it with make_strategy(path, solution) "
+                             "or gops_solver.opponent.read_model")
         if "equilibrium" in self.components and solution is None:
             from gops_solver.api import solve
             solution = solve(self.rules)
-        self._strategies = [make_strategy(c, solution) for c in self.components]
+        self._make = make
+        self._strategies = [make(c, solution) for c in self.components]
 
     def mixture(self, view) -> np.ndarray:
         """The mixture's probabilities over ``view.hand`` (in hand order), tremble included."""
@@ -167,27 +181,15 @@ class OpponentModel:
         player's side. Built-in components run in numba over all keys; user
         functions are called once per key. What evaluate's lookup tables read.
         """
-        from gops_solver.analysis.strategies import CODE_TABLE, View, cards_of, policy_rows
         if self._strategies is None:
             self.bind()
         n = self.rules.n
         keys = np.asarray(keys, dtype=np.int64)
         mix = np.zeros((len(keys), MAX_CARDS))
-        rows = np.zeros((len(keys), MAX_CARDS))
         for w, s in zip(self.weights, self._strategies):
             if w <= 0:
                 continue
-            rows[:] = 0.0
-            if s.code == CODE_TABLE:
-                for i, key in enumerate(keys):
-                    own, opp, pm, pot, diff = unpack_key(key)
-                    view = View(cards_of(own, n), cards_of(opp, n), int(pot), cards_of(pm, n), int(diff))
-                    for c, pr in s.distribution(view, n).items():
-                        rows[i, c - 1] = pr
-            elif policy_rows(s.code, keys, n, s.eq, rows) != 0:
-                raise ValueError(f"component {s.name} has no move at a state of these rules: the solution "
-                                 f"does not cover it")
-            mix += w * rows
+            mix += w * s.batch(keys, n)
         dense, total = self._dense_table()
         out = np.zeros((len(keys), MAX_CARDS))
         _finish_rows(keys, n, mix, self.tremble, dense, total, self.prior, self.kind == "tabular", out)
@@ -210,16 +212,21 @@ class OpponentModel:
         view = view._replace(hand=hand)
         return dict(zip(hand, (float(x) for x in self.predict(view))))
 
-    def strategy(self, solution=None, name=None):
-        """This model as a :class:`~.strategies.Strategy` (called from Python, once per decision)."""
-        from gops_solver.analysis.strategies import CODE_TABLE, Strategy
+    def strategy(self, solution=None, name=None, make=None):
+        """This model as a :class:`~.strategies.Strategy` (called from Python once per decision;
+        evaluate fills its lookup tables through :meth:`rows`, a level at once).
+
+        Raises
+        ------
+        ModelError
+            ``solution`` is for other rules than the model's.
+        """
         if solution is not None and getattr(solution, "rules", self.rules) != self.rules:
             raise ModelError(f"the model is for {self.rules.describe()}, not {solution.rules.describe()}: "
                              f"fit one for these rules or play its rules")
-        self.bind(solution)
-        out = Strategy(name or f"model({self.kind})", CODE_TABLE, func=self)
-        out.rows = self.rows  # evaluate fills its lookup tables through it, all decisions of a level at once
-        return out
+        self.bind(make, solution)
+        self.name = name or f"model({self.kind})"
+        return self._make(self, solution)
 
 
 def _field(data, key, where):

@@ -392,6 +392,33 @@ class Strategy:
             raise ValueError(f"strategy {self.name} has no move at {view}: the solution does not cover this state")
         return {c: float(out[c - 1]) for c in view.hand}
 
+    def batch(self, keys, n: int) -> np.ndarray:
+        """The strategy at many decisions: ``(len(keys), MAX_CARDS)`` probabilities by card.
+
+        ``keys``: :func:`decision_key` values from the player's side. Built-in
+        strategies and the equilibrium run in numba over all keys; a Python
+        strategy is called once per key.
+
+        Raises
+        ------
+        ValueError
+            A decision the strategy has no move at.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        out = np.zeros((len(keys), MAX_CARDS))
+        if self.code != CODE_TABLE:
+            if policy_rows(self.code, keys, n, self.eq, out) != 0:
+                raise ValueError(f"strategy {self.name} has no move at a decision: the solution does not cover it")
+            return out
+        if callable(getattr(self, "rows", None)):
+            return np.asarray(self.rows(keys), dtype=float)
+        for i, key in enumerate(keys):
+            own, opp, pm, pot, diff = unpack_key(key)
+            view = View(cards_of(own, n), cards_of(opp, n), int(pot), cards_of(pm, n), int(diff))
+            for c, p in self.distribution(view, n).items():
+                out[i, c - 1] = p
+        return out
+
     def _call_user(self, view: View) -> dict:
         """The user function's distribution at ``view``; ValueError (one line, what it echoes capped) if unusable."""
         try:
@@ -460,13 +487,20 @@ def make_strategy(spec, solution=None) -> Strategy:
     """
     if isinstance(spec, Strategy):
         return spec
+    if callable(spec) and not isinstance(spec, str):
+        # a Python object playing view -> distribution (an opponent model); its rows(keys), when it has
+        # one, answers many decisions at once
+        out = Strategy(getattr(spec, "name", None) or repr(spec), CODE_TABLE, func=spec)
+        if callable(getattr(spec, "rows", None)):
+            out.rows = spec.rows
+        return out
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy {spec!r} is not a name: use one of {', '.join(HEURISTICS)}, "
                          f"equilibrium or module:function")
     name = spec.strip().lower()
     from gops_solver.analysis.strategyfile import is_strategy_file, read_strategy_file
     if name not in HEURISTICS and name != "equilibrium" and is_strategy_file(spec.strip()):
-        return read_strategy_file(spec.strip(), solution)
+        return read_strategy_file(spec.strip(), solution, make_strategy)
     if name in HEURISTICS:
         return Strategy(name, HEURISTICS.index(name))
     if name == "equilibrium":

@@ -16,7 +16,7 @@ def is_strategy_file(spec) -> bool:
                                                       or (":" not in os.fspath(spec) and os.path.isfile(spec)))
 
 
-def read_strategy_file(path, solution=None):
+def read_strategy_file(path, solution=None, make=None):
     """The :class:`~.strategies.Strategy` stored in ``path``.
 
     Parameters
@@ -24,6 +24,9 @@ def read_strategy_file(path, solution=None):
     path : str or os.PathLike
     solution : Solution, optional
         A solution of the game played; the file's rules must be its rules.
+    make : callable
+        The strategy factory :func:`~.strategies.make_strategy` (handed in: this
+        module sits below :mod:`.strategies`, which calls it).
 
     Raises
     ------
@@ -37,11 +40,10 @@ def read_strategy_file(path, solution=None):
     except OSError as exc:
         raise ValueError(f"cannot read strategy file {path}: {exc.strerror}") from None
     if head.lstrip().startswith(b"{"):
-        return _json_model(path, solution)
+        return _json_model(path, solution, make)
     raise ValueError(f"{path} is not a strategy file (a JSON model of gops model fit)")
 
 
-def _json_model(path, solution):
+def _json_model(path, solution, make):
     from gops_solver.analysis.models import read_model
-    model = read_model(path)
-    return model.strategy(solution, name=path)
+    return read_model(path).strategy(solution, name=path, make=make)

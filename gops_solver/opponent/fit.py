@@ -25,17 +25,15 @@ import os
 
 import numpy as np
 
-from gops_solver.analysis.models import OpponentModel, cell_key, features, read_model  # noqa: F401 (public here)
+from gops_solver.analysis.models import OpponentModel, cell_key, features, read_model as _read_model
+from gops_solver.game.constants import EM_PRUNE, EM_TOL
 from gops_solver.analysis.strategies import (CODE_TABLE, HEURISTICS, MAX_CARDS, View, cards_of, decision_key,
                                              make_strategy, policy_rows)
 
 #: the components of a mixture unless told otherwise (user strategies are added to them)
 DEFAULT_COMPONENTS = HEURISTICS + ("equilibrium",)
-#: EM stops when no weight moves more than this in an iteration (or after EM_MAX_ITER iterations)
-EM_TOL = 1e-9
+#: EM stops when no weight moves more than EM_TOL in an iteration, or after this many
 EM_MAX_ITER = 5000
-#: weights below this are set to 0 after the fit (their components are not evaluated in play)
-PRUNE = 1e-9
 
 
 def _decisions(records, player):
@@ -220,7 +218,7 @@ def fit_model(records, player: str = "b", kind: str = "auto", strategies=None, t
     G, D = len(records), len(data.dec)
     everything = np.ones(G, bool)
     w, _ = _em(data.game_loglik(everything))
-    w = np.where(w < PRUNE, 0.0, w)  # components EM has all but dropped: none of their work in play
+    w = np.where(w < EM_PRUNE, 0.0, w)  # components EM has all but dropped: none of their work in play
     w /= w.sum()
     ll = _mix_loglik(data.game_loglik(everything), w)
     table = data.counts(everything)
@@ -242,5 +240,13 @@ def fit_model(records, player: str = "b", kind: str = "auto", strategies=None, t
            "heldout_loglik_per_round": (held_tab if kind == "tabular" else held_mix) / D}
     model = OpponentModel(rules, player, kind, names, w, float(tremble), float(prior),
                           table if kind == "tabular" else {}, fit)
-    model._strategies = strats
+    model._strategies, model._make = strats, make_strategy
+    return model
+
+
+def read_model(path) -> OpponentModel:
+    """Read and validate a model file (see :func:`gops_solver.analysis.models.read_model`), ready to play:
+    ``model(view)`` predicts, ``model.strategy(solution)`` is a Strategy."""
+    model = _read_model(path)
+    model._make = make_strategy
     return model
