@@ -186,3 +186,9 @@ def test_convert_openspiel_matches_pyspiel(tmp_path, order):
     with pytest.raises(RecordError, match="discards tied prizes"):
         convert("openspiel", tmp_path / "h.txt", Rules(n, "carry"), str(tmp_path / "x.jsonl"))
     assert not os.path.exists(tmp_path / "x.jsonl")
+
+
+def test_the_docs_page_shows_the_schema_file():
+    page = (SCHEMA.parent / "records.md").read_text()
+    start = page.index("```json\n") + len("```json\n")
+    assert json.loads(page[start:page.index("```", start)]) == json.loads(SCHEMA.read_text())
