@@ -10,10 +10,19 @@ from __future__ import annotations
 import os
 
 
+#: strategy names that are never files (a file of that name in the working folder does not shadow them)
+_NAMES = ("uniform", "match", "match+1", "highest", "lowest", "proportional", "equilibrium")
+
+
 def is_strategy_file(spec) -> bool:
-    """Whether a strategy spec names a strategy file (an existing file, or a name ending in ``.json``)."""
-    return isinstance(spec, (str, os.PathLike)) and (os.fspath(spec).lower().endswith(".json")
-                                                      or (":" not in os.fspath(spec) and os.path.isfile(spec)))
+    """Whether a strategy spec names a strategy file (a name ending in ``.json``, or an existing file
+    that is neither a strategy's name nor ``module:function``)."""
+    if not isinstance(spec, (str, os.PathLike)):
+        return False
+    text = os.fspath(spec).strip()
+    if text.lower() in _NAMES:
+        return False
+    return text.lower().endswith(".json") or (":" not in text and os.path.isfile(text))
 
 
 def read_strategy_file(path, solution=None, make=None):

@@ -201,6 +201,9 @@ def fit_model(records, player: str = "b", kind: str = "auto", strategies=None, t
         listed = "; ".join(sorted(r.describe() for r in kinds))
         raise ValueError(f"the records mix rules ({listed}): fit the games of one set of rules at a time")
     rules = kinds.pop()
+    if rules.match != "single":
+        raise ValueError(f"the records are games of a {rules.match} match, whose equilibrium changes with the "
+                         f"match score: fit records of single games")
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(records):
         raise ValueError(f"folds={folds!r} must be a whole number in 2..{len(records)} (the games)")
     names = list(DEFAULT_COMPONENTS if strategies is None else strategies)
