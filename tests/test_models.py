@@ -190,3 +190,16 @@ def test_batch_rows_match_per_view_prediction(match_records, sol):
     for v, row in zip(views, rows):
         p = m(v)
         assert [row[c - 1] for c in v.hand] == pytest.approx([p[c] for c in v.hand], abs=1e-12)
+
+
+def test_a_mixture_blind_to_the_score_is_evaluated_without_it(match_records, sol):
+    m = fit_model(match_records, player="b", kind="mixture", strategies=["match", "uniform", "highest"], folds=2)
+    fast = m.strategy(sol)
+    assert not fast.uses_diff and m.strategy(sol) is not fast
+    slow = m.strategy(sol)
+    slow.uses_diff = True  # every state kept apart by its score: the same figures, more work
+    a = evaluate(fast, RULES, against="equilibrium", solution=sol)
+    b = evaluate(slow, RULES, against="equilibrium", solution=sol)
+    assert a.vs_opponent.margin == pytest.approx(b.vs_opponent.margin, abs=1e-9)
+    assert a.exploitability == pytest.approx(b.exploitability, abs=1e-9)
+    assert fit_model(match_records, player="b", kind="tabular", folds=2).strategy(sol).uses_diff

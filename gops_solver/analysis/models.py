@@ -226,7 +226,12 @@ class OpponentModel:
                              f"fit one for these rules or play its rules")
         self.bind(make, solution)
         self.name = name or f"model({self.kind})"
-        return self._make(self, solution)
+        out = self._make(self, solution)
+        # a mixture of strategies blind to the score is blind to it too: evaluate then merges the states
+        # that differ in the score only (far fewer decisions); a table reads the score's sign
+        out.uses_diff = self.kind == "tabular" or any(s.uses_diff for w, s in zip(self.weights, self._strategies)
+                                                      if w > 0)
+        return out
 
 
 def _field(data, key, where):
