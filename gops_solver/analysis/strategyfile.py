@@ -56,3 +56,19 @@ def read_strategy_file(path, solution=None, make=None):
 def _json_model(path, solution, make):
     from gops_solver.analysis.models import read_model
     return read_model(path).strategy(solution, name=path, make=make)
+
+
+def file_needs(path, rules=None) -> bool:
+    """Whether the strategy file ``path`` plays the equilibrium (so needs a solution of its rules).
+
+    Raises
+    ------
+    ValueError
+        The file is unreadable, or (given ``rules``) for other rules than ``rules``.
+    """
+    from gops_solver.analysis.models import read_model
+    model = read_model(path)
+    if rules is not None and model.rules != rules:
+        raise ValueError(f"{path}: the model is for {model.rules.describe()}, not {rules.describe()}: "
+                         f"fit one for these rules or play its rules")
+    return any(c == "equilibrium" and w > 0 for c, w in zip(model.components, model.weights))
