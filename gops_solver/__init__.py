@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 _LAZY = {"Rules": "game.rules", "DecisionState": "game.rules", "validate_state": "game.rules",
          "GameSolution": "engine.base", "Solution": "engine.solution", "QueryResult": "engine.query",
          "solve": "api", "load": "api", "projected_work": "engine.solution",
-         "exploit": "opponent.response"}
+         "exploit": "opponent.response", "read_records": "opponent.records", "fit_model": "opponent.fit",
+         "OpponentModel": "opponent.fit"}
 
 
 def __getattr__(name):
@@ -29,4 +30,4 @@ def __getattr__(name):
 
 
 __all__ = ["Rules", "DecisionState", "validate_state", "GameSolution", "Solution", "QueryResult", "solve", "load",
-           "projected_work", "exploit", "__version__"]
+           "projected_work", "exploit", "read_records", "fit_model", "OpponentModel", "__version__"]

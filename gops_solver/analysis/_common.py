@@ -32,13 +32,20 @@ def check_rules(rules) -> str:
 
 
 def needs_solution(*specs) -> bool:
-    """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium."""
-    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
+    """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium, or a strategy
+    file that plays it."""
+    from gops_solver.analysis.strategyfile import file_needs, is_strategy_file
+    return any(is_strategy_file(s) and file_needs(s) for s in specs) or any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
         any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
 
 
 def solution_for(rules, solution, *specs):
-    """The solution the ``equilibrium`` among ``specs`` plays (solved here if needed and not given)."""
+    """The solution the ``equilibrium`` among ``specs`` plays (solved here if needed and not given);
+    a strategy file among them must be for ``rules``."""
+    from gops_solver.analysis.strategyfile import file_needs, is_strategy_file
+    for s in specs:
+        if is_strategy_file(s):
+            file_needs(s, rules)
     if solution is None and needs_solution(*specs):
         from gops_solver.api import solve
         solution = solve(rules)

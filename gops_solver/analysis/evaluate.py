@@ -378,6 +378,10 @@ class _Seat:
         if self.code != CODE_TABLE:
             return
         q = np.unique(_queries(level_keys, self.n, self.seq, self.seat_b))
+        batch = getattr(self.s, "rows", None)  # a strategy that answers many decisions at once (a model file)
+        if batch is not None:
+            self.keys, self.probs = q, np.asarray(batch(q), dtype=float)
+            return
         probs = np.zeros((len(q), MAX_CARDS))
         for i, key in enumerate(q):
             own, opp, pm, pot, diff = unpack_key(key)

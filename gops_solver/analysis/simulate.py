@@ -75,8 +75,53 @@ def _simulate(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins):
     return 0
 
 
-def _simulate_python(games, rng, rules, sa, sb):
-    """Play games calling the strategies from Python (for user strategies), drawing from ``rng``."""
+@njit(cache=True)
+def _simulate_rounds(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins, prizes, bids_a, bids_b):
+    """:func:`_simulate` that also writes each round's prize and bids (rows of ``prizes``, ``bids_a``,
+    ``bids_b``, shape (games, n), modified in place), for records; the same draws in the same order,
+    so the margins equal :func:`_simulate`'s. A kernel of its own keeps the plain path as it was."""
+    if seed >= 0:
+        np.random.seed(seed)
+    pa = np.empty(MAX_CARDS)
+    pb = np.empty(MAX_CARDS)
+    for g in range(games):
+        order = seq if len(seq) > 0 else np.random.permutation(n) + 1
+        full = (1 << n) - 1
+        ha, hb, pm = full, full, full
+        c, d = 0, 0
+        for r in range(n):
+            q = order[r]
+            pm &= ~(1 << (q - 1))
+            pot = c + q
+            st = policy(seats.code_a, ha, hb, pm, pot, d, n, eq_a, seats.keys_a, seats.probs_a, pa)
+            if st != 0:
+                return st
+            st = policy(seats.code_b, hb, ha, pm, pot, -d, n, eq_b, seats.keys_b, seats.probs_b, pb)
+            if st != 0:
+                return st
+            a = _sample(pa, n, np.random.random())
+            b = _sample(pb, n, np.random.random())
+            prizes[g, r] = q
+            bids_a[g, r] = a
+            bids_b[g, r] = b
+            ha &= ~(1 << (a - 1))
+            hb &= ~(1 << (b - 1))
+            if a > b:
+                d += pot
+                c = 0
+            elif a < b:
+                d -= pot
+                c = 0
+            else:
+                c = pot if (carry_rule and r < n - 1) else 0
+        margins[g] = d
+    return 0
+
+
+def _simulate_python(games, rng, rules, sa, sb, rounds=None):
+    """Play games calling the strategies from Python (for user strategies), drawing from ``rng``.
+
+    ``rounds``: optional ``(prizes, bids_a, bids_b)`` arrays of shape (games, n), filled in place."""
     n = rules.n
     margins = np.empty(games, np.int64)
     for g in range(games):
@@ -94,6 +139,8 @@ def _simulate_python(games, rng, rules, sa, sb):
                 bids.append(int(cards[rng.choice(len(cards), p=np.array([dist[x] for x in cards]) /
                                                  sum(dist.values()))]))
             a, b = bids
+            if rounds is not None:
+                rounds[0][g, r], rounds[1][g, r], rounds[2][g, r] = q, a, b
             ha.discard(a)
             hb.discard(b)
             if a != b:
@@ -114,7 +161,8 @@ _SIM_CHUNK = 1 << 14
 _SIM_CHUNK_PY = 256
 
 
-def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progress=None) -> Simulation:
+def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progress=None,
+             record=None) -> Simulation:
     """Play ``games`` games of ``a`` (seat A) against ``b``; reproducible by ``seed``.
 
     Built-in strategies and the equilibrium play inside numba (its
@@ -126,6 +174,12 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
 
     A match (``rules.match``) plays ``games`` whole matches
     (:func:`~._match_eval.simulate_match`): the figures are the match's.
+
+    ``record``: a :class:`~.records.RecordWriter` (or anything with
+    ``write(lines)``) that receives one record line per game, a chunk at a
+    time (classic games only). Recording plays the same draws, so the result
+    is the same as without it.
+
     Two-card bids and open prizes are played by
     :func:`~._variant_matchup.simulate_variant` (strategies ``equilibrium``,
     ``uniform``, ``highest``, ``lowest``), with the same result and intervals.
@@ -140,6 +194,9 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
         raise ValueError(f"games={games!r} must be a positive whole number")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
         raise ValueError(f"seed={seed!r} must be a whole number in 0..2**32-1")
+    if record is not None and engine in ("variant", "match"):
+        raise ValueError("records hold single classic games (one card a bid, one prize a round, no match): "
+                         "drop --record")
     if engine == "match":  # whole matches, each game played at its match position
         from gops_solver.analysis._match_eval import simulate_match
         from gops_solver.analysis.evaluate import match_kernels
@@ -166,12 +223,21 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
     done = 0
     while done < G:
         size = min(G - done, _SIM_CHUNK_PY if python else _SIM_CHUNK)
+        rounds = None if record is None else tuple(np.zeros((size, rules.n), np.int64) for _ in range(3))
         if python:
-            margins = _simulate_python(size, rng, rules, sa, sb)
+            margins = _simulate_python(size, rng, rules, sa, sb, rounds)
+        elif record is not None:
+            margins = np.empty(size, np.int64)
+            check_status(_simulate_rounds(size, int(seed) if done == 0 else -1, rules.n, prize_sequence(rules),
+                                          rules.tie == "carry", seats, sa.eq, sb.eq, margins, *rounds))
         else:
             margins = np.empty(size, np.int64)
             check_status(_simulate(size, int(seed) if done == 0 else -1, rules.n, prize_sequence(rules),
                                    rules.tie == "carry", seats, sa.eq, sb.eq, margins))
+        if record is not None:
+            from gops_solver.analysis.records import record_line, replay_rounds
+            record.write([record_line(rules, sa.name, sb.name, replay_rounds(rules, *(x[g] for x in rounds)))
+                          for g in range(size)])
         total += int(margins.sum())
         total_sq += int((margins * margins).sum())
         wins += int(np.count_nonzero(margins > 0))

@@ -35,6 +35,8 @@ Built-in strategies (``make_strategy(name)``):
     the optimal stage-game strategy read from a solved :class:`Solution`
     (A's strategy of the state with the player's hand as A's; for a fixed
     optimal strategy the stage solver's deterministic choice).
+``model.json``
+    a strategy file (:mod:`.strategyfile`): an opponent model of ``gops model fit``.
 ``module:function`` or ``path/to/file.py:function``
     a user function ``f(view) -> dict`` mapping cards of ``view.hand`` to
     probabilities (summing to 1), or a sequence of probabilities aligned
@@ -70,7 +72,7 @@ CODE_EQUILIBRIUM_B = 9
 #: relabelled to their ranks in the union (rows then indexed by rank)
 CODE_PRECOMPUTED = 10
 RESPONSE_DIFF, RESPONSE_RANKS = 1, 2
-PRECOMPUTED_CODES = (10, 11, 12, 13)
+PRECOMPUTED_CODES = tuple(CODE_PRECOMPUTED + flags for flags in range(4))
 #: codes of strategies that see the hands only through the order of their cards (uniform, highest,
 #: lowest, proportional, equilibrium): ``match`` compares card values with the pot
 RANK_CODES = (0, 3, 4, 5, CODE_EQUILIBRIUM, CODE_EQUILIBRIUM_B)
@@ -470,6 +472,33 @@ class Strategy:
             raise ValueError(f"strategy {self.name} has no move at {view}: the solution does not cover this state")
         return {c: float(out[c - 1]) for c in view.hand}
 
+    def batch(self, keys, n: int) -> np.ndarray:
+        """The strategy at many decisions: ``(len(keys), MAX_CARDS)`` probabilities by card.
+
+        ``keys``: :func:`decision_key` values from the player's side. Built-in
+        strategies and the equilibrium run in numba over all keys; a Python
+        strategy is called once per key.
+
+        Raises
+        ------
+        ValueError
+            A decision the strategy has no move at.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        out = np.zeros((len(keys), MAX_CARDS))
+        if self.code != CODE_TABLE:
+            if policy_rows(self.code, keys, n, self.eq, out) != 0:
+                raise ValueError(f"strategy {self.name} has no move at a decision: the solution does not cover it")
+            return out
+        if callable(getattr(self, "rows", None)):
+            return np.asarray(self.rows(keys), dtype=float)
+        for i, key in enumerate(keys):
+            own, opp, pm, pot, diff = unpack_key(key)
+            view = View(cards_of(own, n), cards_of(opp, n), int(pot), cards_of(pm, n), int(diff))
+            for c, p in self.distribution(view, n).items():
+                out[i, c - 1] = p
+        return out
+
     def _call_user(self, view: View) -> dict:
         """The user function's distribution at ``view``; ValueError (one line, what it echoes capped) if unusable."""
         try:
@@ -539,18 +568,26 @@ def make_strategy(spec, solution=None) -> Strategy:
     """
     if isinstance(spec, Strategy):
         return spec
+    if callable(spec) and not isinstance(spec, str):
+        # a Python object playing view -> distribution (an opponent model); its rows(keys), when it has
+        # one, answers many decisions at once
+        out = Strategy(getattr(spec, "name", None) or repr(spec), CODE_TABLE, func=spec)
+        if callable(getattr(spec, "rows", None)):
+            out.rows = spec.rows
+        return out
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"strategy {spec!r} is not a name: use one of {', '.join(HEURISTICS)}, "
                          f"equilibrium or module:function")
     name = spec.strip().lower()
+    from gops_solver.analysis.strategyfile import is_strategy_file
+    if name not in HEURISTICS and name != "equilibrium" and is_strategy_file(spec.strip()):
+        return _from_file(spec, solution)
     if name in HEURISTICS:
         return Strategy(name, HEURISTICS.index(name))
     if name == "equilibrium":
         if solution is None:
             raise ValueError("strategy equilibrium needs a solution of the game: pass solution=solve(rules)")
         return Strategy("equilibrium", CODE_EQUILIBRIUM, solution=solution)
-    if _is_file(spec):
-        return _from_file(spec, solution)
     if ":" in spec:
         mod, _, attr = spec.strip().rpartition(":")
         try:
@@ -580,16 +617,13 @@ def check_strategy_rules(strategy, rules) -> None:
                          f"{made.describe()}, not {rules.describe()}: play it under its own rules")
 
 
-def _is_file(spec) -> bool:
-    import os
-    return os.path.isfile(spec.strip())
-
-
 def _from_file(spec, solution):
     """The strategy stored in the file ``spec`` (:mod:`.strategyfile`)."""
-    from gops_solver.analysis.strategyfile import read_strategy_file
-    got = read_strategy_file(spec.strip(), solution)
-    return Strategy.precomputed(got.name, got.keys, got.probs, got.uses_diff, got.ranks, got.meta)
+    from gops_solver.analysis.strategyfile import StoredStrategy, read_strategy_file
+    got = read_strategy_file(spec.strip(), solution, make_strategy)
+    if isinstance(got, StoredStrategy):  # a response's tables
+        return Strategy.precomputed(got.name, got.keys, got.probs, got.uses_diff, got.ranks, got.meta)
+    return got  # a JSON model's strategy
 
 
 def _import_file(path):

@@ -4,8 +4,9 @@ A strategy file of this project is the one container of :mod:`gops_solver.engine
 (``GOPSSOL\\x03``) with ``kind`` ``"response"`` in its header (written by ``gops exploit --out``):
 the rules it was computed for, the model it responds to, its weight P, and two tables, the sorted
 decision keys and the rows of probabilities of a precomputed
-:class:`~gops_solver.analysis.strategies.Strategy`. Other file formats (JSON opponent models)
-join the dispatch in :func:`read_strategy_file`.
+:class:`~gops_solver.analysis.strategies.Strategy`. A JSON opponent model (written by
+``gops model fit``, :mod:`.models`) is played through its prediction. :func:`read_strategy_file`
+dispatches on the file's first bytes.
 """
 
 from __future__ import annotations
@@ -28,9 +29,19 @@ RESPONSE = FileKind(("response",), "gops strategy file", "gops exploit --out")
 STRATEGY_FORMAT = 1
 
 
+#: strategy names that are never files (a file of that name in the working folder does not shadow them)
+_NAMES = ("uniform", "match", "match+1", "highest", "lowest", "proportional", "equilibrium")
+
+
 def is_strategy_file(spec) -> bool:
-    """Whether a strategy spec names an existing regular file (then it is read as a strategy file)."""
-    return isinstance(spec, (str, os.PathLike)) and os.path.isfile(spec)
+    """Whether a strategy spec names a strategy file (a name ending in ``.json``, or an existing file
+    that is neither a strategy's name nor ``module:function``)."""
+    if not isinstance(spec, (str, os.PathLike)):
+        return False
+    text = os.fspath(spec).strip()
+    if text.lower() in _NAMES:
+        return False
+    return text.lower().endswith(".json") or (":" not in text and os.path.isfile(text))
 
 
 def write_strategy_file(path, strategy, rules: Rules) -> None:
@@ -77,19 +88,23 @@ class StoredStrategy(NamedTuple):
     meta: dict
 
 
-def read_strategy_file(path, solution=None) -> StoredStrategy:
+def read_strategy_file(path, solution=None, make=None):
     """The strategy stored in the file ``path``.
 
     Parameters
     ----------
     path : str or path-like
     solution : Solution, optional
-        Unused by responses (kept for the file kinds that need one).
+        A solution of the game played (a model that plays the equilibrium needs it; responses do not).
+    make : callable, optional
+        The strategy factory :func:`~.strategies.make_strategy`, for JSON models (handed in: this
+        module sits below :mod:`.strategies`, which calls it).
 
     Returns
     -------
-    StoredStrategy
-        The tables and ``meta`` (kind, model, p, risk, rules) from the header.
+    StoredStrategy or Strategy
+        A response's tables and ``meta`` (kind, model, p, risk, rules) from its header, or the
+        strategy a JSON model plays.
 
     Raises
     ------
@@ -103,11 +118,10 @@ def read_strategy_file(path, solution=None) -> StoredStrategy:
     except OSError as exc:
         raise ValueError(f"cannot read strategy file {name}: {exc.strerror}") from None
     if raw[:len(MAGIC)] != MAGIC:
-        if raw[:1] in (b"{", b"[") or raw.lstrip()[:1] == b"{":
-            raise ValueError(f"{name} is a JSON file, not a strategy this gops reads: give a file written by "
-                             f"gops exploit --out")
-        raise ValueError(f"{name} is not a strategy file: give a file written by gops exploit --out, a strategy "
-                         f"name or module:function")
+        if raw.lstrip()[:1] == b"{":
+            return _json_model(name, solution, make)
+        raise ValueError(f"{name} is not a strategy file: give a file written by gops exploit --out or "
+                         f"gops model fit, a strategy name or module:function")
     fh = io.BytesIO(raw)
     header, start = read_header(fh, name, RESPONSE, validate=_fields)
     if header.get("strategy_format") != STRATEGY_FORMAT:
@@ -127,3 +141,38 @@ def read_strategy_file(path, solution=None) -> StoredStrategy:
     meta = {"kind": "response", "model": header.get("model"), "p": header.get("p"), "risk": header.get("risk"),
             "rules": rules, "path": name}
     return StoredStrategy(header["name"], keys, probs, bool(header["uses_diff"]), bool(header["ranks"]), meta)
+
+
+def _json_model(path, solution, make):
+    from gops_solver.analysis.models import read_model
+    return read_model(path).strategy(solution, name=path, make=make)
+
+
+def file_needs(path, rules=None) -> bool:
+    """Whether the strategy file ``path`` plays the equilibrium (so needs a solution of its rules).
+
+    Raises
+    ------
+    ValueError
+        The file is unreadable, or (given ``rules``) for other rules than ``rules``.
+    """
+    if _is_response(path):  # a response reads no solution
+        stored = read_strategy_file(path)
+        if rules is not None and stored.meta["rules"] != rules:
+            raise ValueError(f"{path}: the response was computed for {stored.meta['rules'].describe()}, not "
+                             f"{rules.describe()}: play it under its own rules")
+        return False
+    from gops_solver.analysis.models import read_model
+    model = read_model(path)
+    if rules is not None and model.rules != rules:
+        raise ValueError(f"{path}: the model is for {model.rules.describe()}, not {rules.describe()}: "
+                         f"fit one for these rules or play its rules")
+    return any(c == "equilibrium" and w > 0 for c, w in zip(model.components, model.weights))
+
+
+def _is_response(path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False

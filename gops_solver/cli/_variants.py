@@ -282,8 +282,11 @@ def _verify(solution, sample, seed, tol, as_json, as_csv=False, **_):
 
 
 def _play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json,
-          bid_cards, open_prizes, tiebreak):
+          bid_cards, open_prizes, tiebreak, record=None):
     import contextlib
+    if record is not None:
+        raise click.UsageError("--record writes single classic games (one card a bid, one prize a round, "
+                               "no match): drop --record")
     from gops_solver.analysis._variant_matchup import check_strategy
     from gops_solver.analysis._variant_play import play_variant
     from gops_solver.api import load, solve as solve_rules
@@ -370,10 +373,13 @@ def _evaluate(strategy, against, cards, tie, objective, order, solution, as_json
 
 
 def _simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet,
-              bid_cards, open_prizes, tiebreak):
+              bid_cards, open_prizes, tiebreak, record=None):
     from gops_solver.analysis._variant_matchup import check_strategy, simulate_variant
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    if record is not None:
+        raise click.UsageError("--record writes single classic games (one card a bid, one prize a round, "
+                               "no match): drop --record")
     check_strategy(strat_a)
     check_strategy(strat_b)
     sol = _matchup_solution(cards, tie, objective, order, solution, bid_cards, open_prizes, tiebreak, quiet)

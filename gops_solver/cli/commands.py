@@ -30,7 +30,7 @@ _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few se
 
 #: ``gops --help`` lists the commands by what they are for; a command missing here is listed under "Other"
 COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify", "warmup")),
-                    ("Analyse strategies", ("evaluate", "simulate", "exploit")),
+                    ("Analyse strategies", ("evaluate", "simulate", "exploit", "model", "records")),
                     ("Play", ("play",)),
                     ("Export and explore", ("export", "explore")))
 
@@ -178,12 +178,14 @@ cli.add_command(query)
               help="seed of the prize shuffles and of B's draws [random]")
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @quiet_option
+@click.option("--record", default=None, metavar="FILE", help="append one JSON line per finished game to FILE")
 @_match_options
 @click.option("--json", "as_json", is_flag=True,
               help="a transcript in JSON lines on stdout (a start line, one per round, one per game of a match, "
                    "a summary); prompts and the narration go to stderr")
 @players_option("play")
-def play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json):
+def play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json,
+         record):
     """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
     import contextlib
     from gops_solver.analysis.play import SeatPlayer
@@ -195,16 +197,19 @@ def play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, q
     # under --json the narration is for a person: stderr, so stdout holds JSON lines only
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         return _play_two(cards, tie, objective, order, solution, None if human else strat_a, strat_b, seed, hint,
-                         quiet, match, draw, emit, SeatPlayer)
+                         quiet, match, draw, emit, SeatPlayer, record)
 
 
 def _play_two(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, emit,
-              SeatPlayer):
-    """``gops play`` of a two-player game: A is you (``strat_a`` None) or a strategy."""
+              SeatPlayer, record=None):
+    """``gops play`` of a two-player game: A is you (``strat_a`` None) or a strategy; ``record`` a file
+    that receives one record line per finished game."""
     import numpy as np
-    from gops_solver.analysis.play import Match, Opponent, deal, needs_full_solve
+    from gops_solver.analysis.play import Opponent, needs_full_solve
     from gops_solver.engine.projection import duration, project
     from gops_solver.api import load, solve as solve_rules
+    if record == "-":
+        raise click.UsageError("gops play prints the game on standard output: give --record a file")
     if strat_a is None and (sys.stdin is None or sys.stdin.closed):
         raise click.UsageError("standard input is closed: gops play reads your bids from it; run it in a "
                                "terminal or pipe the bids in")
@@ -234,6 +239,23 @@ def _play_two(cards, tie, objective, order, solution, strat_a, strat_b, seed, hi
         seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(seed)
     opp = Opponent(rules, sol)
+    writer = None
+    if record is not None:
+        from gops_solver.analysis.records import RecordWriter
+        if not rules.classic or rules.match != "single":
+            raise click.UsageError("--record writes single classic games (one card a bid, one prize a round, "
+                                   "no match): drop --record")
+        writer = RecordWriter(record)
+    try:
+        return _play_session(rules, opp, rng, hint, seed, writer, emit, strat_a, strat_b, bots)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _play_session(rules, opp, rng, hint, seed, writer, emit, strat_a, strat_b, bots):
+    """The games of ``gops play`` at the prompt (a single game or a match); each finished game recorded."""
+    from gops_solver.analysis.play import Match, deal
     m = Match(rules)
     if emit:
         emit({"type": "start", "rules": rules.to_dict(), "seed": seed,
@@ -270,6 +292,11 @@ def _play_two(cards, tie, objective, order, solution, strat_a, strat_b, seed, hi
                       "score_a": game.score_a, "score_b": game.score_b, "value_given_up": given_up})
             return {"end of input": 0, "terminated": 143}.get(stop, 130)
         d = game.diff
+        if writer is not None:
+            from gops_solver.analysis.records import record_line, replay_rounds
+            h = game.history
+            writer.write([record_line(rules, "human" if strat_a is None else strat_a, strat_b, replay_rounds(
+                rules, [r.prize for r in h], [r.bid_a for r in h], [r.bid_b for r in h]))])
         outcome = m.record(game)
         if emit and not single:
             emit({"type": "game", "game": number, "score_a": game.score_a, "score_b": game.score_b,
@@ -620,10 +647,12 @@ def evaluate(strategy, against, cards, tie, objective, order, solution, as_json,
 @json_option
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
 @quiet_option
+@click.option("--record", default=None, metavar="FILE",
+              help="append one JSON line per game to FILE (- streams them; the summary then goes to stderr)")
 @players_option("simulate")
 @_match_options
 def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, solution, as_json, as_csv, quiet,
-             match=None, draw=None, tiebreak=None):
+             record, match=None, draw=None, tiebreak=None):
     """Play G games and report mean margin and win/draw/loss rates with 95% intervals.
 
     With --match: G whole matches, and the match's figures."""
@@ -631,18 +660,30 @@ def simulate(strat_a, strat_b, games, seed, cards, tie, objective, order, soluti
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     rules, loaded = _game_rules(cards, tie, objective, order, solution, match, draw, tiebreak)
+    if record is not None and (not rules.classic or rules.match != "single"):  # refused before any solve
+        raise click.UsageError("--record writes single classic games (one card a bid, one prize a round, "
+                               "no match): drop --record")
     sol = _solution_for(solution, rules, (strat_a, strat_b), quiet, loaded)
     bar = None
     if not quiet and games >= _PROGRESS_MIN_SIM_GAMES:
         from tqdm import tqdm
         bar = tqdm(total=games, unit="game", unit_scale=True, desc="simulating", file=sys.stderr, dynamic_ncols=True)
+    import contextlib
+    writer = None
+    if record is not None:
+        from gops_solver.analysis.records import RecordWriter
+        writer = RecordWriter(record)
     try:
-        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None)
+        res = run_games(strat_a, strat_b, rules, games, seed, sol, progress=bar.update if bar else None,
+                        record=writer)
     finally:
         if bar:
             bar.close()
-    print_simulation(res, rules, as_json, as_csv,
-                     lead=(("n", rules.n), ("tie", rules.tie), ("objective", rules.objective)))
+        if writer is not None:
+            writer.close()
+    with contextlib.redirect_stdout(sys.stderr) if record == "-" else contextlib.nullcontext():
+        print_simulation(res, rules, as_json, as_csv,
+                         lead=(("n", rules.n), ("tie", rules.tie), ("objective", rules.objective)))
 
 
 from gops_solver.cli._explore import explore as _explore  # noqa: E402
@@ -741,6 +782,9 @@ from gops_solver.cli._export import export as _export  # noqa: E402  (its own mo
 cli.add_command(_export)
 from gops_solver.cli._exploit import exploit as _exploit  # noqa: E402
 cli.add_command(_exploit)
+from gops_solver.cli._model import model as _model, records as _records  # noqa: E402
+cli.add_command(_model)
+cli.add_command(_records)
 
 
 @cli.command()

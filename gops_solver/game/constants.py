@@ -56,3 +56,10 @@ def tol_text(tol: float) -> str:
 #: a value this close to 0 is a rounding residue of the solver (its results are exact to
 #: about 1e-13 at n = 13), so text output prints 0 rather than, say, -3.33e-16
 ZERO_PRINT_TOL = 1e-12
+
+#: opponent models: how far a model file's mixture weights may sum from 1
+MODEL_WEIGHT_TOL = 1e-6
+#: EM of a mixture model stops when no weight moves more than this in an iteration
+EM_TOL = 1e-9
+#: mixture weights below this are set to 0 after a fit (those components are not evaluated in play)
+EM_PRUNE = 1e-9
