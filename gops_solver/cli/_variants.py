@@ -282,8 +282,11 @@ def _verify(solution, sample, seed, tol, as_json, as_csv=False, **_):
 
 
 def _play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json,
-          bid_cards, open_prizes, tiebreak, record=None):
+          bid_cards, open_prizes, tiebreak, record=None, adapt=False, games=None):
     import contextlib
+    if adapt or games is not None:
+        raise click.UsageError("--adapt plays single classic games against a model it fits: leave out "
+                               "--bid-cards, --open-prizes and --tiebreak")
     if record is not None:
         raise click.UsageError("--record writes single classic games (one card a bid, one prize a round, "
                                "no match): drop --record")

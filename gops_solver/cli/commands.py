@@ -179,17 +179,26 @@ cli.add_command(query)
 @click.option("--hint", is_flag=True, help="show the equilibrium distribution before you choose")
 @quiet_option
 @click.option("--record", default=None, metavar="FILE", help="append one JSON line per finished game to FILE")
+@click.option("--adapt", is_flag=True, help="B adapts: refits a model of A between games and exploits it "
+              "safely, risking only what A's mistakes gave (a session of --games games)")
+@click.option("--games", type=click.IntRange(min=1), default=None, metavar="N",
+              help="with --adapt: games in the session [10]")
 @_match_options
 @click.option("--json", "as_json", is_flag=True,
               help="a transcript in JSON lines on stdout (a start line, one per round, one per game of a match, "
                    "a summary); prompts and the narration go to stderr")
 @players_option("play")
 def play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, as_json,
-         record):
-    """Play a game (or match) as A against the equilibrium (B). Type a card each round."""
+         record, adapt, games):
+    """Play a game (or match) as A against the equilibrium (B). Type a card each round.
+
+    With --adapt: a session in which B learns how A plays and exploits it safely."""
     import contextlib
     from gops_solver.analysis.play import SeatPlayer
     human = strat_a.strip().lower() in ("you", "human")
+    if adapt or games is not None:
+        return _play_adapt(cards, tie, objective, order, solution, None if human else strat_a, strat_b, seed,
+                           quiet, match, draw, as_json, record, adapt, games)
     if human:
         check_play_seat(strat_b)
     stdout = sys.stdout
@@ -198,6 +207,43 @@ def play(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, q
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         return _play_two(cards, tie, objective, order, solution, None if human else strat_a, strat_b, seed, hint,
                          quiet, match, draw, emit, SeatPlayer, record)
+
+
+def _play_adapt(cards, tie, objective, order, solution, strat_a, strat_b, seed, quiet, match, draw, as_json,
+                record, adapt, games):
+    """``gops play --adapt``: checks, then the session of :func:`gops_solver.cli._adapt.run_session`."""
+    import numpy as np
+    if not adapt:
+        raise click.UsageError("--games goes with --adapt: add --adapt, or play one game without it")
+    if strat_b.strip().lower() != "equilibrium":
+        raise click.UsageError("with --adapt the computer plays B itself: drop --b")
+    if match not in (None, "single") or draw is not None or solution is not None:
+        raise click.UsageError("--adapt plays single classic games against a model it fits: leave out --match, "
+                               "--draw and -s (it solves the game itself)")
+    if record == "-":
+        raise click.UsageError("gops play prints the game on standard output: give --record a file")
+    if strat_a is None and (sys.stdin is None or sys.stdin.closed):
+        raise click.UsageError("standard input is closed: gops play --adapt reads your bids from it; "
+                               "or give --a S")
+    rules = _make_rules(cards, tie, objective, order)
+    from gops_solver.api import solve as solve_rules
+    from gops_solver.engine.projection import duration, project
+    if not quiet:
+        click.echo(f"solving the whole game once (about {duration(project(rules).seconds)})...", err=True)
+    sol = solve_rules(rules)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    writer = None
+    if record is not None:
+        from gops_solver.analysis.records import RecordWriter
+        writer = RecordWriter(record)
+    from gops_solver.cli._adapt import run_session
+    try:
+        return run_session(rules, sol, np.random.default_rng(seed), games or 10, strat_a, as_json, writer, _ask_bid,
+                           _show_round, quiet, seed)
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _play_two(cards, tie, objective, order, solution, strat_a, strat_b, seed, hint, quiet, match, draw, emit,

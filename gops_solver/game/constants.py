@@ -30,6 +30,10 @@ GUARANTEE_TOL = 1e-9
 #: A user strategy's probabilities must sum to 1 within this.
 PROB_TOL = 1e-9
 
+#: adaptive play: a strategy whose exploitability is below this counts as safe (an equilibrium
+#: strategy), so it spends none of the budget
+SAFE_TOL = 1e-9
+
 #: Best replies: a card must beat the best so far by more than this to
 #: replace it, so rounding never picks a higher card among equals.
 REPLY_TOL = 1e-12
