@@ -453,3 +453,33 @@ def test_open_prizes_page_shows_the_row(variant_server, browser):
     wait_render(browser, n)
     q = {k: v[0] for k, v in parse_qs(urlsplit(browser.current_url).query, keep_blank_values=True).items()}
     assert q["row"] == "5"
+
+
+@pytest.fixture(scope="module")
+def response_server(binaries, tmp_path_factory):
+    """n = 4 with the best response to ``highest`` beside the equilibrium (``gops explore --response``)."""
+    from gops_solver import exploit
+    from gops_solver.analysis.strategies import make_strategy
+    path = tmp_path_factory.mktemp("resp") / "r.gops"
+    exploit(Rules(4), "highest", p=1.0).save(path)
+    yield from serve(Explorer(rules=Rules(4), response=make_strategy(str(path))))
+
+
+def test_response_bars_beside_the_equilibrium(response_server, browser):
+    params = {"cards": "4", "tie": "carry", "objective": "points", "order": "random", "hand_a": "1,3",
+              "hand_b": "1,2", "pot": "4", "prizes": "1", "diff": "1"}
+    open_page(browser, response_server, params)
+    want = api(response_server, "/api/position", params)["response"]
+    assert browser.find_element(By.ID, "response-fig").is_displayed()
+    assert "highest" in browser.find_element(By.ID, "response-title").text
+    bars = browser.find_elements(By.CSS_SELECTOR, "#bars-r g.bar")
+    assert [g.get_attribute("data-card") for g in bars] == list(want["bids"]) == ["1", "3"]
+    for g in bars:
+        height = float(g.find_element(By.CSS_SELECTOR, "rect").get_attribute("height"))
+        p = want["bids"][g.get_attribute("data-card")]
+        assert height == pytest.approx(max(p * 120, 1 if p > 0 else 0), abs=1e-6)
+    assert browser.find_elements(By.CSS_SELECTOR, "#bars-r .legend li")
+    # under other rules the figure says why it is empty
+    open_page(browser, response_server, {**params, "tie": "discard"})
+    assert "computed for n=4 tie=carry" in browser.find_element(By.ID, "response-note").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#bars-r g.bar")

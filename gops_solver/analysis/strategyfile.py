@@ -72,7 +72,9 @@ def write_strategy_file(path, strategy, rules: Rules) -> None:
 
 
 def _fields(header) -> None:
-    if header["kind"] != "response" or not isinstance(header["rules"], dict) or not isinstance(header["rows"], int) \
+    if header.get("kind") != "response":
+        return  # another kind of file (a solution): read_header names what it holds
+    if not isinstance(header["rules"], dict) or not isinstance(header["rows"], int) \
             or header["rows"] < 0 or not isinstance(header["name"], str) or len(header["crc32"]) != 2:
         raise TypeError
 
@@ -123,7 +125,13 @@ def read_strategy_file(path, solution=None, make=None):
         raise ValueError(f"{name} is not a strategy file: give a file written by gops exploit --out or "
                          f"gops model fit, a strategy name or module:function")
     fh = io.BytesIO(raw)
-    header, start = read_header(fh, name, RESPONSE, validate=_fields)
+    try:
+        header, start = read_header(fh, name, RESPONSE, validate=_fields)
+    except ValueError as exc:
+        if " solution, not a " not in str(exc):
+            raise
+        raise ValueError(f"{name} holds a solution, not a strategy: give it with --solution and play it as "
+                         f"equilibrium") from None
     if header.get("strategy_format") != STRATEGY_FORMAT:
         raise ValueError(f"{name} has strategy format {header.get('strategy_format')!r}; this gops reads "
                          f"{STRATEGY_FORMAT}: write it again with gops exploit --out")

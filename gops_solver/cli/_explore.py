@@ -24,13 +24,21 @@ from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIEBREAKS, TIES
 @click.option("--draw", default=None, type=click.Choice(["replay", "half"]), help="best-of matches: a drawn game [replay]")
 @click.option("--tiebreak", default=None, type=click.Choice(TIEBREAKS),
               help="best-of matches with --draw half: how a level match is settled [share]")
+@click.option("--response", "response_file", type=click.Path(), default=None, metavar="FILE",
+              help="a response saved by gops exploit --out: its bids shown beside the equilibrium's")
+@click.option("--model", "-m", default=None, metavar="M",
+              help="compute the response to this model of B at start (as gops exploit --model) and show it")
+@click.option("--p", "p", type=click.FloatRange(0, 1), default=None,
+              help="with --model: the weight P of the restricted response R(P) [1: the best response]")
 @click.option("--port", "-p", default=8013, type=click.IntRange(0, 65535), help="TCP port; 0 picks a free one [8013]")
 @click.option("--host", default="127.0.0.1",
               help="address to listen on; anything but 127.0.0.1 exposes the explorer to the network [127.0.0.1]")
 @click.option("--no-browser", is_flag=True, help="do not open a browser tab")
-def explore(solution, cards, tie, objective, order, bid_cards, open_prizes, match, draw, tiebreak, port, host,
-            no_browser):
-    """Explore positions in the browser: values, bid distributions, stage matrices."""
+def explore(solution, cards, tie, objective, order, bid_cards, open_prizes, match, draw, tiebreak, response_file,
+            model, p, port, host, no_browser):
+    """Explore positions in the browser: values, bid distributions, stage matrices.
+
+    With --response FILE or --model M: a response to a model of B, beside the equilibrium."""
     try:
         import uvicorn
         from gops_solver.explore.server import Explorer, create_app
@@ -39,6 +47,14 @@ def explore(solution, cards, tie, objective, order, bid_cards, open_prizes, matc
                                f"pip install 'gops-solver[explore]'") from None
     from gops_solver.api import load
     _check_host(host)
+    if response_file is not None and model is not None:
+        raise click.UsageError("give one of --response FILE and --model M")
+    if p is not None and model is None:
+        raise click.UsageError("--p goes with --model: add --model M, or drop --p")
+    response = _read_response(response_file) if response_file is not None else None
+    if response is not None and solution is None and all(v is None for v in (cards, tie, objective, order)):
+        made = response.meta["rules"]  # the page opens on the response's game
+        cards, tie, objective, order = made.n, made.tie, made.objective, made.order_name
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
         sol = load(solution)
@@ -49,13 +65,19 @@ def explore(solution, cards, tie, objective, order, bid_cards, open_prizes, matc
                                    f"two-player games (one value, two bid distributions), which a "
                                    f"{sol.rules.players}-player game does not define: read this file with "
                                    f"gops query -s or gops play -s")
-        explorer = Explorer(sol, solution)
+        explorer = Explorer(sol, solution, response=response)
     else:
         from gops_solver.game.constants import MAX_CARDS
         from gops_solver.game.rules import rules_from_options
         explorer = Explorer(rules=rules_from_options(cards, tie, objective, order, match, draw, MAX_CARDS,
                                                      bid_cards=bid_cards, open_prizes=open_prizes,
-                                                     tiebreak=tiebreak))
+                                                     tiebreak=tiebreak), response=response)
+    if model is not None:
+        explorer.response = _model_response(explorer.rules, model, p, explorer.solution)
+    if response is not None and response.meta["rules"] != explorer.rules:
+        raise click.UsageError(f"the response in {response_file} was computed for "
+                               f"{response.meta['rules'].describe()}, not {explorer.rules.describe()}: "
+                               f"drop the rule options or give its rules")
     _check_port(host, port)
     # answer the opening page once now: numba compiles the stage solver here, not on the first click
     from urllib.parse import parse_qsl
@@ -64,6 +86,39 @@ def explore(solution, cards, tie, objective, order, bid_cards, open_prizes, matc
     server = uvicorn.Server(config)
     _announce_when_up(server, host, no_browser)
     server.run()
+
+
+def _read_response(path):
+    """The response stored in ``path`` (written by ``gops exploit --out``); one line if it is not one."""
+    from gops_solver.analysis.strategies import make_strategy
+    try:
+        strategy = make_strategy(path)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if getattr(strategy, "meta", {}).get("kind") != "response":
+        raise click.UsageError(f"{path} is not a response: give a file written by gops exploit --out")
+    return strategy
+
+
+def _model_response(rules, model, p, solution):
+    """The restricted response R(p) to ``model`` (seat B) under ``rules``, computed now."""
+    from gops_solver.game.constants import LIVE_RESPONSE_MAX_CARDS
+    from gops_solver.opponent.response import check_exploit_rules, exploit
+    if rules.n > LIVE_RESPONSE_MAX_CARDS:
+        raise click.UsageError(f"--model computes the response at start, up to --cards {LIVE_RESPONSE_MAX_CARDS}; "
+                               f"for n={rules.n} save it once with gops exploit --out FILE and give --response FILE")
+    from gops_solver.analysis._common import needs_solution
+    from gops_solver.analysis.strategies import make_strategy
+    try:
+        check_exploit_rules(rules)
+        if solution is None and needs_solution(model):
+            from gops_solver.api import solve
+            solution = solve(rules)
+        make_strategy(model, solution)  # a bad model is refused before the long part starts
+        click.echo(f"computing the response to {model} (P = {1.0 if p is None else p:g})...", err=True)
+        return exploit(rules, model, p=1.0 if p is None else p, solution=solution).strategy
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 #: addresses that reach this machine only

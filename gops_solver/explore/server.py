@@ -16,6 +16,11 @@ Endpoints: ``/`` (the page; without a position it redirects to a default one),
 ``/api/query``, ``/api/position`` (the query object plus the stage matrix and
 what stepping needs), ``/api/step``, ``/api/first`` (the first-round table),
 ``/api/progress`` (solves under way) and ``/api/info``.
+
+With a response (``gops explore --response FILE`` or ``--model M``), each
+position of its game also carries ``response``: the response's bid
+distribution for A (a precomputed strategy of :mod:`gops_solver.opponent.response`)
+beside the equilibrium's.
 """
 
 from __future__ import annotations
@@ -134,11 +139,16 @@ class Explorer:
     rules : Rules, optional
         The rules the page opens with when no solution is given (default:
         ``Rules()`` with the CLI's defaults).
+    response : Strategy, optional
+        A response to a model (seat A, :func:`gops_solver.opponent.exploit`), shown beside the
+        equilibrium at the positions of its rules.
     """
 
-    def __init__(self, solution: Solution | None = None, solution_name=None, rules: Rules | None = None):
+    def __init__(self, solution: Solution | None = None, solution_name=None, rules: Rules | None = None,
+                 response=None):
         self.solution, self.solution_name = solution, solution_name
         self.rules = solution.rules if solution is not None else (rules or query_rules())
+        self.response = response
         self.jobs = Jobs()
         self._answers = OrderedDict()
         self._solved = {}
@@ -337,9 +347,30 @@ class Explorer:
         st = ans.state
         return {"query": ans.to_dict(), "variant": False, "stage": positions.stage_view(ans.result),
                 "rules": _rules_info(ans.rules), "stored": self.solution is not None,
-                "last_round": st.k == 1,
+                "response": self._response(ans), "last_round": st.k == 1,
                 "next_prizes": list(st.prizes) if ans.rules.random_order else list(st.prizes[:1]),
                 "seconds": round(time.perf_counter() - t0, 4)}
+
+    def _response(self, ans):
+        """The response's bids at this position (None without one); under other rules, why it is absent."""
+        if self.response is None:
+            return None
+        meta = self.response.meta
+        made = meta.get("rules")
+        about = {"name": self.response.name, "model": meta.get("model"), "p": meta.get("p"),
+                 "risk": meta.get("risk")}
+        if made != ans.rules:
+            return {**about, "bids": None, "note": f"the response was computed for {made.describe()}: "
+                                                   f"shown at the positions of those rules only"}
+        from gops_solver.analysis.strategies import View
+        st = ans.state
+        try:
+            bids = self.response.distribution(View(tuple(st.hand_a), tuple(st.hand_b), st.pot,
+                                                   tuple(sorted(st.prizes)), st.diff), ans.rules.n)
+        except ValueError:  # a table over the game's actual states: an edited position may lie outside it
+            return {**about, "bids": None, "note": "the response has no move here: this position cannot arise "
+                                                   "in a game of these rules"}
+        return {**about, "bids": {str(c): float(bids.get(c, 0.0)) for c in st.hand_a}, "note": None}
 
     def step(self, params) -> dict:
         """The successor of a position after ``bid_a``, ``bid_b`` and the ``next`` prize."""

@@ -67,3 +67,7 @@ MODEL_WEIGHT_TOL = 1e-6
 EM_TOL = 1e-9
 #: mixture weights below this are set to 0 after a fit (those components are not evaluated in play)
 EM_PRUNE = 1e-9
+
+#: ``gops explore --model`` computes its response at start up to this deck (n = 8 discard/points
+#: takes minutes); larger games are served from a file of ``gops exploit --out``
+LIVE_RESPONSE_MAX_CARDS = 8

@@ -263,6 +263,7 @@ function renderAnswer(r) {
        : "P(A wins the match) − P(B wins it)");
   drawBars($("bars-a"), q.strategy_a, "a");
   drawBars($("bars-b"), q.strategy_b, "b");
+  drawResponse(r.response);
   drawHeatmap($("heatmap"), r.stage);
   $("step").hidden = !!r.variant;
   $("variant-note").hidden = !r.variant;
@@ -331,6 +332,35 @@ function drawBars(box, strategy, side) {
     { key: side, cls: `swatch-${side}`, text: `${who}: a bar's height is the probability that ${who}'s optimal ` +
       `strategy bids the ${answer && answer.variant ? "bid" : "card"} under it (the number above it)` },
     { key: "selected", cls: "swatch-selected", text: `outlined bar: ${who}'s bid chosen for the step` }]);
+}
+
+// a response to a model of B (gops explore --response/--model): its bids for A, beside the equilibrium's
+function drawResponse(resp) {
+  $("response-fig").hidden = !resp;
+  if (!resp) return;
+  const p = resp.p === null || resp.p === undefined ? "" : ` (P = ${resp.p})`;
+  $("response-title").textContent = `A's response to ${resp.model || "the model"}${p}: ${resp.name}`;
+  $("response-note").hidden = !resp.note;
+  $("response-note").textContent = resp.note || "";
+  const box = $("bars-r");
+  if (!resp.bids) { box.replaceChildren(); return; }
+  const cards = Object.keys(resp.bids).map(Number);
+  const bw = 30, gap = 6, h = 120, top = 16, bottom = 18;
+  const svg = el("svg", { width: Math.max(cards.length * (bw + gap), 60), height: h + top + bottom, role: "img",
+                          "aria-label": "A's response bid distribution" });
+  cards.forEach((c, i) => {
+    const pr = resp.bids[c], x = i * (bw + gap), bh = Math.max(pr * h, pr > 0 ? 1 : 0);
+    const g = el("g", { "data-card": c, class: "bar" });
+    g.appendChild(el("rect", { x, y: top + h - bh, width: bw, height: bh, class: "bar-r" }));
+    g.appendChild(el("text", { x: x + bw / 2, y: top + h - bh - 3, "text-anchor": "middle" },
+      pr > 0.0005 ? pr.toFixed(3) : (pr > 0 ? "<.001" : "0")));
+    g.appendChild(el("text", { x: x + bw / 2, y: top + h + 13, "text-anchor": "middle", class: "bold" }, bidLabel(c)));
+    g.appendChild(el("title", {}, `the response bids ${bidLabel(c)} with probability ${pr}`));
+    svg.appendChild(g);
+  });
+  box.replaceChildren(svg);
+  legend(box, "bars-r", [{ key: "r", cls: "swatch-r", text: "a bar's height is the probability that the " +
+    "response to the model bids the card under it, at this position" }]);
 }
 
 function cellColour(v, scale) {

@@ -1,0 +1,84 @@
+"""``gops explore --response/--model``: a response to a model of B shown beside the equilibrium."""
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from gops_solver import Rules, exploit, solve
+from gops_solver.analysis.strategies import make_strategy
+from gops_solver.cli.commands import cli
+from gops_solver.explore.server import Explorer, create_app
+
+TOL = 1e-9
+#: n = 4, B has played 4 and 3 (what `highest` plays); A holds 1 and 3, the prize 4 is up and 1 is hidden
+LATE = {"cards": "4", "hand_a": "1,3", "hand_b": "1,2", "pot": "4", "prizes": "1", "diff": "1"}
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("resp")
+    out = {}
+    for p in (0.0, 1.0):
+        path = folder / f"r{p:g}.gops"
+        exploit(Rules(4), "highest", p=p).save(path)
+        out[p] = str(path)
+    return out
+
+
+def position(response, params):
+    client = TestClient(create_app(Explorer(rules=Rules(4), response=response)))
+    r = client.get("/api/position", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_the_best_response_takes_the_prize_the_model_gives_away(saved):
+    # `highest` bids 2 now and 1 last: 3 now wins the 4 and the last round ties (+4); 1 now loses it (-3)
+    got = position(make_strategy(saved[1.0]), LATE)["response"]
+    assert got["bids"] == {"1": 0.0, "3": 1.0} and got["model"] == "highest" and got["p"] == 1.0
+    assert got["note"] is None
+
+
+def test_the_zero_weight_response_guarantees_the_value_at_each_position(saved):
+    # R(0) is an equilibrium strategy: against every bid of B its stage payoff is at least the value
+    resp = make_strategy(saved[0.0])
+    for params in (LATE, {"cards": "4", "hand_a": "1,2,3,4", "hand_b": "1,2,3,4", "pot": "3", "prizes": "1,2,4",
+                          "diff": "0"},
+                   {"cards": "4", "hand_a": "2,3,4", "hand_b": "1,3,4", "pot": "2", "prizes": "1,4", "diff": "-3"}):
+        pos = position(resp, params)
+        bids, stage, value = pos["response"]["bids"], pos["stage"], pos["query"]["value"]
+        assert sorted(map(int, bids)) == sorted(map(int, params["hand_a"].split(",")))
+        assert abs(sum(bids.values()) - 1) < TOL
+        for j, _ in enumerate(stage["cards_b"]):
+            payoff = sum(bids[str(a)] * stage["matrix"][i][j] for i, a in enumerate(stage["cards_a"]))
+            assert payoff >= value - 1e-7, (params, j, payoff, value)
+
+
+def test_other_rules_or_no_response_say_so(saved):
+    resp = make_strategy(saved[1.0])
+    other = position(resp, {**LATE, "tie": "discard"})["response"]
+    assert other["bids"] is None and "computed for n=4 tie=carry" in other["note"]
+    assert position(None, LATE)["response"] is None
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--p", "0.5"], "--p goes with --model"),
+    (["--model", "match", "--cards", "13"], "up to --cards 8"),
+    (["--model", "nosuch", "--cards", "4"], "unknown strategy"),
+    (["--model", "match", "--response", "x.gops"], "one of --response FILE and --model M"),
+    (["--response", "missing.gops"], "missing.gops"),
+])
+def test_bad_input_is_one_line(args, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["explore", "--no-browser", *args])
+    assert r.exit_code == 2 and needle in r.output and "Traceback" not in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_a_file_that_is_not_a_response_or_for_other_rules_is_refused(saved, tmp_path):
+    sol = tmp_path / "c4.gops"
+    solve(Rules(4)).save(sol)
+    r = CliRunner().invoke(cli, ["explore", "--no-browser", "--response", str(sol)])
+    assert r.exit_code == 2 and "holds a solution, not a strategy: give it with --solution" in r.output, r.output
+    r = CliRunner().invoke(cli, ["explore", "--no-browser", "--response", saved[1.0], "--cards", "5"])
+    assert r.exit_code == 2 and "computed for n=4" in r.output, r.output
