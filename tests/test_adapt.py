@@ -11,7 +11,8 @@ from gops_solver import Rules, solve
 from gops_solver.analysis.evaluate import evaluate
 from gops_solver.analysis.play import Game, Opponent
 from gops_solver.analysis.strategies import View, make_strategy
-from gops_solver.opponent.adapt import Budget, Candidate, adapt, game_gifts, round_gift
+from gops_solver.opponent import adaptive_session
+from gops_solver.opponent.adapt import Budget, Candidate, game_gifts, round_gift
 
 
 def _view(game, seat_b=False):
@@ -100,7 +101,7 @@ def test_the_budget_spends_only_what_safe_games_gave():
 
 def test_a_session_against_an_exploitable_opponent():
     rules = Rules(4, "carry")
-    s = adapt(rules, "highest", games=6, seed=2, grid=(0.5, 1.0))
+    s = adaptive_session(rules, "highest", games=6, seed=2, grid=(0.5, 1.0))
     assert len(s.games) == 6
     assert [g.played for g in s.games[:2]] == ["equilibrium", "equilibrium"]
     # every risky game fit in the budget its safe games had collected before it

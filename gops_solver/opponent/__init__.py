@@ -12,7 +12,8 @@ command line and the explorer.
 _LAZY: dict = {"exploit": ".response", "restricted_response": ".response", "safe_response": ".response",
                "ExploitResult": ".response",
                "read_records": ".records", "Records": ".records", "GameRecord": ".records", "RecordError": ".records",
-               "convert_records": ".records", "fit_model": ".fit", "OpponentModel": ".fit", "read_model": ".fit"}
+               "convert_records": ".records", "fit_model": ".fit", "OpponentModel": ".fit", "read_model": ".fit",
+               "adaptive_session": ".adapt", "AdaptivePlayer": ".adapt", "SessionSummary": ".adapt"}
 
 
 def __getattr__(name):

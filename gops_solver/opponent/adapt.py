@@ -299,8 +299,8 @@ def _swapped(game: Game) -> Game:
     return out
 
 
-def adapt(rules, opponent, games: int = 20, seed: int = 0, solution=None, kind: str = "mixture",
-          grid=DEFAULT_GRID, min_games: int = 2, progress=None) -> SessionSummary:
+def adaptive_session(rules, opponent, games: int = 20, seed: int = 0, solution=None, kind: str = "mixture",
+                     grid=DEFAULT_GRID, min_games: int = 2, progress=None) -> SessionSummary:
     """Play a session of adaptive safe exploitation (seat A) against a strategy (seat B).
 
     Parameters
