@@ -32,6 +32,16 @@ def test_the_harness_finds_the_examples():
     assert any(b.kind == "doctest" for _, _, b in BLOCKS)
 
 
+def test_the_readme_is_short_and_has_no_history():
+    # a newcomer reads it top to bottom: at most 250 lines, no dates, commit hashes or issue numbers
+    import re
+    text = (dx.ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text), "a date in the README"
+    assert not re.search(r"\b[0-9a-f]{7,40}\b", text), "a commit hash in the README"
+    assert not re.search(r"issue \d+|#\d{2,}", text, re.I), "an issue number in the README"
+
+
 def test_env_prefixes_and_shown_files_are_read(tmp_path):
     assert dx.split_env("PYTHONPATH=. X=1 gops info --cards 3") == ({"PYTHONPATH": ".", "X": "1"}, "gops info --cards 3")
     assert dx.is_gops("PYTHONPATH=. gops info") and not dx.is_gops("PYTHONPATH=. ls")
