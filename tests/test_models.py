@@ -111,6 +111,9 @@ def test_cli_fit_show_and_evaluate(tmp_path, match_records):
     assert r.returncode == 0, r.stderr
     d = _strict(r.stdout)
     assert d["weights"][d["components"].index("match")] >= 0.9 and d["fit"]["folds"] == 3
+    assert "fitting player b" in r.stderr  # a note on stderr while the folds refit; -q drops it
+    r = _gops("model", "fit", str(match_records), "--player", "b", "--folds", "2", "-q", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "" and "match" in r.stdout
     r = _gops("model", "show", "m.json", cwd=tmp_path)
     assert r.returncode == 0 and "match" in r.stdout
     r = _gops("evaluate", "--a", "m.json", "-n", "5", cwd=tmp_path)  # other rules than the model's

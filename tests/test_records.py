@@ -150,6 +150,11 @@ def test_convert_csv(tmp_path):
     assert g1.prizes == (3, 1, 2) and g1.bids_a == (3, 1, 2) and g1.seat_b == "bob"
     assert (g1.scores_a[-1], g1.scores_b[-1]) == (5, 1)
     assert g2.pots == (2, 3, 6) and g2.margin == 0  # carried ties; the last round's tie discards the pot
+    # the command: a note on stderr that -q drops
+    r = _gops("records", "convert", "--from", "csv", "in.csv", "--out", "c.jsonl", "-n", "3", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr.strip() == "wrote 2 games to c.jsonl"
+    r = _gops("records", "convert", "--from", "csv", "in.csv", "--out", "q.jsonl", "-n", "3", "-q", cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "" and len(read_records(tmp_path / "q.jsonl")) == 2
 
 
 def _openspiel_histories(n, order, games, seed):

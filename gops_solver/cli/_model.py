@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gops_solver.cli._options import make_rules, rules_options
+from gops_solver.cli._options import make_rules, quiet_option, rules_options
 from gops_solver.game.jsonout import dumps
 
 
@@ -28,7 +28,8 @@ def model():
               help="tabular backoff: Dirichlet pseudo-counts centred on the mixture")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, help="seed of the split into folds [0]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def fit(records, player, out, kind, extra, tremble, folds, prior, seed, as_json):
+@quiet_option
+def fit(records, player, out, kind, extra, tremble, folds, prior, seed, as_json, quiet):
     """Fit what PLAYER did in RECORDS: a mixture of strategies, or a table with mixture backoff."""
     from gops_solver.engine.storage import check_out_path
     from gops_solver.opponent.fit import DEFAULT_COMPONENTS, fit_model
@@ -36,6 +37,10 @@ def fit(records, player, out, kind, extra, tremble, folds, prior, seed, as_json)
     if out is not None:
         check_out_path(out)  # before the work: a bad path is refused at once
     recs = read_records(records)
+    if not quiet:  # the fit is refitted once per fold; a component that plays the equilibrium solves first
+        rounds = sum(len(g.prizes) for g in recs)
+        click.echo(f"fitting player {player} to {len(recs):,} games ({rounds:,} rounds), {folds} folds held out...",
+                   err=True)
     m = fit_model(recs, player=player, kind=kind, strategies=list(DEFAULT_COMPONENTS) + list(extra),
                   tremble=tremble, folds=folds, prior=prior, seed=seed)
     if out is not None:
@@ -92,7 +97,8 @@ def records():
               help="records file to write (replaced atomically), or - for standard output")
 @rules_options(None)
 @click.option("--seats", default="a,b", metavar="A,B", help="names of the seats in the records [a,b]")
-def convert(source, fmt, out, cards, tie, objective, order, seats):
+@quiet_option
+def convert(source, fmt, out, cards, tie, objective, order, seats, quiet):
     """Convert SOURCE (a CSV of rounds or OpenSpiel histories) into gops records."""
     from gops_solver.opponent.records import convert as run
     names = seats.split(",")
@@ -100,5 +106,5 @@ def convert(source, fmt, out, cards, tie, objective, order, seats):
         raise click.UsageError(f"--seats {seats!r}: give two names, A,B")
     rules = make_rules(cards, tie, objective, order)
     games = run(fmt, source, rules, out, seats=tuple(x.strip() for x in names))
-    if out != "-":
+    if out != "-" and not quiet:
         click.echo(f"wrote {games:,} games to {out}", err=True)
