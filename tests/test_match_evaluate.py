@@ -323,6 +323,8 @@ def test_cli_evaluate_and_simulate_matches(opts):
     s = json.loads(r.output)
     assert s["games"] == 500 and s["rules"] == d["rules"]
     assert s["win_ci"][0] <= s["win"] <= s["win_ci"][1]
+    r = run(cli, ["simulate", "--a", "match", "--b", "uniform", "--games", "50", "--cards", "4", "-q", *opts])
+    assert r.exit_code == 0 and "matches 50 of match (A) vs uniform (B)" in r.output  # whole matches, said so
 
 
 def test_cli_refusals():

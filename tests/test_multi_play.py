@@ -61,6 +61,17 @@ def test_cli_play_against_equilibrium_bots():
     assert [r["pot"] for r in data["rounds"]][0] == 1
     assert [r["bids"][0] for r in data["rounds"]] == [2, 1]
     assert len(data["payoffs"]) == 3
+    # JSON lines as the two-player play: a start line, one line per round, an end line with the whole game
+    lines = [json.loads(x) for x in out.stdout.strip().splitlines()]
+    assert [x["type"] for x in lines] == ["start", "round", "round", "end"]
+    assert lines[0]["seed"] == 3 and lines[0]["seats"] == ["you", "equilibrium", "equilibrium"]
+    assert [x["bids"] for x in lines[1:3]] == [r["bids"] for r in data["rounds"]]
+    # the end of input at a prompt: an end line that says so, exit 0
+    cut = runner.invoke(cli, ["play", "--players", "3", "--cards", "2", "--order", "ascending", "--seed", "3",
+                              "--json"], input="2\n")
+    assert cut.exit_code == 0
+    last = json.loads(cut.stdout.strip().splitlines()[-1])
+    assert last["type"] == "end" and last["abandoned"] == "end of input" and last["round"] == 2
     text = runner.invoke(cli, ["play", "--players", "4", "--cards", "1", "--seed", "0"], input="1\n")
     assert text.exit_code == 0, text.output
     # one card each: everyone bids 1, a four-way tie, nobody scores

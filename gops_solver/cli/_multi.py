@@ -360,6 +360,8 @@ def play(players, cards, tie, objective, order, as_json, seat_b, seat_c, seat_d,
     from gops_solver.game.cards import parse_cards
     from gops_solver.multi.simulate import check_seats, play_game
     sol = _solution(players, cards, tie, objective, order, solution, selection)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(seed)
     log = []
 
@@ -379,14 +381,26 @@ def play(players, cards, tie, objective, order, as_json, seat_b, seat_c, seat_d,
 
     def report(state, bids, scores):
         log.append({"pot": state.pot, "bids": bids, "scores": scores})
-        if not as_json:
+        if as_json:  # JSON lines as the two-player play: a start line, one per round, an end line
+            click.echo(dumps({"type": "round", "round": len(log), **log[-1]}))
+        else:
             click.echo(f"bids  {'  '.join(f'P{i + 1} {b}' for i, b in enumerate(bids))}  ->  "
                        f"scores {','.join(map(str, scores))}")
 
     bots = [s or "equilibrium" for s in _seats(players, "--{}", (None, seat_b, seat_c, seat_d))[1:]]
     seats = ["you"] + check_seats(bots, players - 1)
-    payoffs = play_game(sol, seats, rng, choose=choose, report=report)
     if as_json:
-        click.echo(dumps({"rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
+        click.echo(dumps({"type": "start", "rules": sol.rules.to_dict(), "seed": seed, "seats": seats}))
+    try:
+        payoffs = play_game(sol, seats, rng, choose=choose, report=report)
+    except click.exceptions.Abort as exc:  # end of input or a signal at the prompt: the end line says which
+        if as_json:
+            from gops_solver.cli.signals import interrupt_of, word
+            interrupt = interrupt_of(exc)
+            click.echo(dumps({"type": "end", "abandoned": "end of input" if interrupt is None else word(interrupt),
+                              "round": len(log) + 1, "rounds": log}))
+        raise
+    if as_json:  # the end line holds the whole game
+        click.echo(dumps({"type": "end", "rules": sol.rules.to_dict(), "rounds": log, "payoffs": payoffs}))
     else:
         click.echo(f"payoffs  {_vec(payoffs)}")

@@ -106,6 +106,7 @@ def print_simulation(res, rules, as_json, as_csv, lead=()) -> None:
         click.echo(",".join(cells) + "," + ",".join(f"{v:.6g},{ci[0]:.6g},{ci[1]:.6g}" for _, v, ci in rows))
         return
     click.echo(f"rules   {rules.describe()}")
-    click.echo(f"games   {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
+    unit = "games" if getattr(rules, "match", "single") == "single" else "matches"  # --match: whole matches
+    click.echo(f"{unit:<7} {res.games:,} of {res.a} (A) vs {res.b} (B), seed {res.seed}")
     for name, v, ci in rows:
         click.echo(f"{name:<7} {v:+.5f}  95% CI [{ci[0]:+.5f}, {ci[1]:+.5f}]")
