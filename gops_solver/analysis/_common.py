@@ -35,8 +35,9 @@ def needs_solution(*specs) -> bool:
     """Whether one of the strategy specs (names or :class:`Strategy`) is the equilibrium, or a strategy
     file that plays it."""
     from gops_solver.analysis.strategyfile import file_needs, is_strategy_file
-    return any(is_strategy_file(s) and file_needs(s) for s in specs) or any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
-        any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs)
+    return any(isinstance(s, str) and s.strip().lower() == "equilibrium" for s in specs) or \
+        any(isinstance(s, Strategy) and s.code == CODE_EQUILIBRIUM for s in specs) or \
+        any(is_strategy_file(s) and file_needs(s) for s in specs)
 
 
 def solution_for(rules, solution, *specs):
