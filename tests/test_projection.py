@@ -105,7 +105,7 @@ def test_projection_grows_with_the_deck_and_says_when_it_extrapolates():
     for tie, objective, mode in itertools.product(("carry", "discard"), ("points", "win"), ("memory", "blocked")):
         times = [calibrated_seconds(Rules(n, tie, objective), mode)[0] for n in range(4, 14)]
         assert all(a <= b for a, b in zip(times, times[1:])), (tie, objective, mode, times)
-    assert "extrapolated beyond n = 11" in calibrated_seconds(Rules(12, "discard", "win"), "memory")[1]
+    assert "extrapolated beyond n = 12" in calibrated_seconds(Rules(13, "discard", "win"), "memory")[1]
     assert "extrapolated" not in calibrated_seconds(Rules(12, "discard", "win"), "blocked")[1]
     assert "extrapolated beyond n = 12" in calibrated_seconds(Rules(13, "discard", "win"), "blocked")[1]
     assert "scaled down from n = 8" in calibrated_seconds(Rules(7, "carry", "win"), "memory")[1]
@@ -133,4 +133,4 @@ def test_gops_info_shows_both_times_and_their_measurements():
     assert out.exit_code == 0, out.output
     p = project(Rules(10, "discard", "win"))
     assert f"about {duration(p.seconds)} in memory | about {duration(p.blocked_seconds)} as a block store" in out.output
-    assert "measured discard/win memory solves, n = 8, n = 9, n = 10, n = 11 | measured discard/win blocked solves" in out.output
+    assert "measured discard/win memory solves, n = 8, n = 9, n = 10, n = 11, n = 12 | measured discard/win blocked solves" in out.output

@@ -44,8 +44,9 @@ EVAL_MEASURED_MAX_CARDS = 10
 #: (a block store, ``--memory``). n = 8-10: the faster of two runs of each command, ``-q`` and output to
 #: /dev/null, load average 2-10 (other agents' jobs); n = 10 and 12 discard/win at 32, 38 and 10,320 s
 #: (2 h 52 min) were timed by a user; n = 13 points: README, "n = 13 carry/points" and the fastest
-#: discard/points run (4 min 42 s wall). n = 11 and 12 points, n = 11 win: one run each, one at a time
-#: on an otherwise idle machine (load 1-2), ``-q``, blocked into a fresh store.
+#: discard/points run (4 min 42 s wall). n = 11 and 12 points, n = 11 win, n = 12 discard/win to a
+#: file: one run each, one at a time on an otherwise idle machine (load 1-2), ``-q``, blocked into a
+#: fresh store.
 CALIBRATION = (
     (8, "carry", "points", "blocked", 2.56, "gops solve --cards 8 --tie carry --objective points -q --out DIR --memory 2GB"),
     (8, "carry", "points", "memory", 3.15, "gops solve --cards 8 --tie carry --objective points -q"),
@@ -84,6 +85,7 @@ CALIBRATION = (
     (11, "discard", "win", "memory", 224.28, "gops solve --cards 11 --tie discard --objective win -q"),
     (11, "discard", "win", "blocked", 278.51, "gops solve --cards 11 --tie discard --objective win -q --out DIR --memory 2GB"),
     (11, "carry", "win", "blocked", 1084.36, "gops solve --cards 11 --tie carry --objective win -q --out DIR --memory 2GB"),
+    (12, "discard", "win", "memory", 2091.22, "gops solve --cards 12 --tie discard --objective win -q --out F"),
     (12, "discard", "win", "blocked", 10320.0, "gops solve --cards 12 --tie discard --objective win --out DIR --memory 2GB"),
     (MAX_CARDS, "discard", "points", "memory", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
     (MAX_CARDS, "carry", "points", "memory", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
