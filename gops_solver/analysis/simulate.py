@@ -32,18 +32,25 @@ def _sample(p, n, r):
     return last + 1  # rounding: the last card with positive probability
 
 
+#: no record of the rounds (:func:`_simulate`'s ``prizes``, ``bids_a``, ``bids_b``)
+_NO_ROUNDS = np.zeros((0, 0), np.int64)
+
+
 @njit(cache=True)
-def _simulate(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins):
+def _simulate(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins, prizes, bids_a, bids_b):
     """Play ``games`` games with numba's generator seeded by ``seed``; ``margins`` modified in place.
 
     ``seq``: the fixed prize order, or empty for a fresh random order each game;
     ``seats``: both strategies (:class:`~.strategies.Seats`), ``eq_a``/``eq_b`` their equilibrium tables.
     A negative ``seed`` continues the generator's stream, so a long run can be played in chunks.
+    ``prizes``, ``bids_a``, ``bids_b``: shape (games, n) to record each round's prize and bids (for
+    records; the same draws, so the same margins), or :data:`_NO_ROUNDS`.
     """
     if seed >= 0:
         np.random.seed(seed)
     pa = np.empty(MAX_CARDS)
     pb = np.empty(MAX_CARDS)
+    record = prizes.shape[0] > 0
     for g in range(games):
         order = seq if len(seq) > 0 else np.random.permutation(n) + 1
         full = (1 << n) - 1
@@ -61,49 +68,10 @@ def _simulate(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins):
                 return st
             a = _sample(pa, n, np.random.random())
             b = _sample(pb, n, np.random.random())
-            ha &= ~(1 << (a - 1))
-            hb &= ~(1 << (b - 1))
-            if a > b:
-                d += pot
-                c = 0
-            elif a < b:
-                d -= pot
-                c = 0
-            else:
-                c = pot if (carry_rule and r < n - 1) else 0
-        margins[g] = d
-    return 0
-
-
-@njit(cache=True)
-def _simulate_rounds(games, seed, n, seq, carry_rule, seats, eq_a, eq_b, margins, prizes, bids_a, bids_b):
-    """:func:`_simulate` that also writes each round's prize and bids (rows of ``prizes``, ``bids_a``,
-    ``bids_b``, shape (games, n), modified in place), for records; the same draws in the same order,
-    so the margins equal :func:`_simulate`'s. A kernel of its own keeps the plain path as it was."""
-    if seed >= 0:
-        np.random.seed(seed)
-    pa = np.empty(MAX_CARDS)
-    pb = np.empty(MAX_CARDS)
-    for g in range(games):
-        order = seq if len(seq) > 0 else np.random.permutation(n) + 1
-        full = (1 << n) - 1
-        ha, hb, pm = full, full, full
-        c, d = 0, 0
-        for r in range(n):
-            q = order[r]
-            pm &= ~(1 << (q - 1))
-            pot = c + q
-            st = policy(seats.code_a, ha, hb, pm, pot, d, n, eq_a, seats.keys_a, seats.probs_a, pa)
-            if st != 0:
-                return st
-            st = policy(seats.code_b, hb, ha, pm, pot, -d, n, eq_b, seats.keys_b, seats.probs_b, pb)
-            if st != 0:
-                return st
-            a = _sample(pa, n, np.random.random())
-            b = _sample(pb, n, np.random.random())
-            prizes[g, r] = q
-            bids_a[g, r] = a
-            bids_b[g, r] = b
+            if record:
+                prizes[g, r] = q
+                bids_a[g, r] = a
+                bids_b[g, r] = b
             ha &= ~(1 << (a - 1))
             hb &= ~(1 << (b - 1))
             if a > b:
@@ -226,14 +194,11 @@ def simulate(a, b, rules: Rules, games: int, seed: int = 0, solution=None, progr
         rounds = None if record is None else tuple(np.zeros((size, rules.n), np.int64) for _ in range(3))
         if python:
             margins = _simulate_python(size, rng, rules, sa, sb, rounds)
-        elif record is not None:
-            margins = np.empty(size, np.int64)
-            check_status(_simulate_rounds(size, int(seed) if done == 0 else -1, rules.n, prize_sequence(rules),
-                                          rules.tie == "carry", seats, sa.eq, sb.eq, margins, *rounds))
         else:
             margins = np.empty(size, np.int64)
             check_status(_simulate(size, int(seed) if done == 0 else -1, rules.n, prize_sequence(rules),
-                                   rules.tie == "carry", seats, sa.eq, sb.eq, margins))
+                                   rules.tie == "carry", seats, sa.eq, sb.eq, margins,
+                                   *(rounds if rounds is not None else (_NO_ROUNDS,) * 3)))
         if record is not None:
             from gops_solver.analysis.records import record_line, replay_rounds
             record.write([record_line(rules, sa.name, sb.name, replay_rounds(rules, *(x[g] for x in rounds)))
@@ -272,5 +237,5 @@ def _play_games(single, sa, sb, count, rng):
     keys, probs = np.zeros(0, np.int64), np.zeros((0, MAX_CARDS))
     seats = Seats(sa.code, keys, probs, sb.code, keys, probs)
     check_status(_simulate(count, int(rng.integers(2**31)), single.n, prize_sequence(single), single.tie == "carry",
-                           seats, sa.eq, sb.eq, margins))
+                           seats, sa.eq, sb.eq, margins, _NO_ROUNDS, _NO_ROUNDS, _NO_ROUNDS))
     return margins

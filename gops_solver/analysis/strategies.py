@@ -54,14 +54,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from gops_solver.game.constants import MAX_CARDS, PROB_TOL, TOKEN_SCRATCH
+from gops_solver.game.constants import HEURISTICS, MAX_CARDS, PROB_TOL, TOKEN_SCRATCH  # noqa: F401 (HEURISTICS public here)
 from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, classes
 from gops_solver.lp.stage import solve_stage
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, mask_of, unpack_key  # noqa: F401  (re-exported)
 from gops_solver.engine.tables import NO_SLOTS, WORK, GameAxes, LevelTable, stage_matrix, stage_structure
 
-#: names of the built-in heuristics, in the order of their kernel codes
-HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional")
 CODE_EQUILIBRIUM = 6
 CODE_TABLE = 7  # a Python strategy, evaluated beforehand into a lookup table
 CODE_TABLE_NODIFF = 8  # a lookup table keyed without the score difference (equilibrium under points)

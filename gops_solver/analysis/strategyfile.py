@@ -20,7 +20,7 @@ import numpy as np
 
 from gops_solver.engine.storage import (FORMAT_VERSION, MAGIC, FileKind, atomic_write, check_out_path,
                                         header_bytes, read_header, table_parts)
-from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.constants import HEURISTICS, MAX_CARDS
 from gops_solver.game.rules import Rules
 
 RESPONSE = FileKind(("response",), "gops strategy file", "gops exploit --out")
@@ -30,7 +30,7 @@ STRATEGY_FORMAT = 1
 
 
 #: strategy names that are never files (a file of that name in the working folder does not shadow them)
-_NAMES = ("uniform", "match", "match+1", "highest", "lowest", "proportional", "equilibrium")
+_NAMES = HEURISTICS + ("equilibrium",)
 
 
 def is_strategy_file(spec) -> bool:

@@ -71,3 +71,7 @@ EM_PRUNE = 1e-9
 #: ``gops explore --model`` computes its response at start up to this deck (n = 8 discard/points
 #: takes minutes); larger games are served from a file of ``gops exploit --out``
 LIVE_RESPONSE_MAX_CARDS = 8
+
+#: names of the built-in heuristic strategies, in the order of their kernel codes
+#: (:mod:`gops_solver.analysis.strategies`); here so that modules below it can tell a name from a file
+HEURISTICS = ("uniform", "match", "match+1", "highest", "lowest", "proportional")

@@ -32,8 +32,12 @@ mixtures of the equilibrium stage game. :func:`exploit` with ``risk=EPS > 0`` ta
 P in [0, 1] (located by bisection on P over the exact exploitability) and the safe response, the
 one with the largest exact gain whose exact exploitability is at most EPS.
 
-Gain and exploitability are always computed by the exact evaluation
-(:func:`~gops_solver.analysis.evaluate.evaluate`), never sampled.
+Gain and exploitability are exact, never sampled. The responses of every weight asked for are found
+in one backward pass over the states, which carries for each weight three figures per state: the
+restricted game's value, the response's result against the model and its result against a best
+reply (B free and knowing the response); a cell's next state is looked up once for all of them.
+The safe response is measured by the exact evaluation
+(:func:`~gops_solver.analysis.evaluate.evaluate`), which the tests hold the pass's figures to.
 """
 
 from __future__ import annotations
@@ -51,9 +55,9 @@ from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, decision_key, unpack_key
 from gops_solver.lp.stage import solve_stage, stage_work_size
 from gops_solver.analysis._common import check_rules, check_status, prize_sequence, solution_for
-from gops_solver.analysis._hashtable import hashed
-from gops_solver.analysis.evaluate import (KEEP, MODE_FIXED, MODE_REACH, RANKS, Play, _NO_NEXT, _Seat, _cell,
-                                           _reveals, _start, _step, evaluate)
+from gops_solver.analysis._hashtable import EMPTY, find, hashed, slots_for
+from gops_solver.analysis.evaluate import (KEEP, MODE_FIXED, MODE_REACH, RANKS, Play, _NO_NEXT, _Seat, _cell, _child,
+                                           _reveals, _start, _step, _terminal, evaluate)
 from gops_solver.analysis.strategies import Strategy, check_strategy_rules, make_strategy
 from gops_solver.analysis.strategies import policy as policy_b
 
@@ -73,9 +77,8 @@ def check_exploit_rules(rules) -> None:
 # ---------------------------------------------------------------------------
 
 @njit(cache=True)
-def _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M):
-    """Stage matrix of a decision over A's cards ``rows`` and B's cards ``cols`` (from ``play.next_*``)."""
-    n = play.n
+def _hands(n, ha, hb, rows, cols):
+    """A's cards into ``rows`` and B's into ``cols``, lowest first; their numbers."""
     na = 0
     nb = 0
     for v in range(1, n + 1):
@@ -85,6 +88,13 @@ def _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M):
         if (hb >> (v - 1)) & 1:
             cols[nb] = v
             nb += 1
+    return na, nb
+
+
+@njit(cache=True)
+def _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M):
+    """Stage matrix of a decision over A's cards ``rows`` and B's cards ``cols`` (from ``play.next_*``)."""
+    na, nb = _hands(play.n, ha, hb, rows, cols)
     for i in range(na):
         for j in range(nb):
             M[i, j] = _cell(play, ha, hb, pm2, rows[i], cols[j], pot, d, k)
@@ -108,54 +118,137 @@ def _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb):
     return st
 
 
+@njit(cache=True)
+def _row_table(keys, hk, hrow):
+    """Hash the level's ``keys`` into ``hk`` (all :data:`EMPTY`) with each key's row in ``hrow``."""
+    for r in range(len(keys)):
+        s = find(hk, keys[r])
+        hk[s] = keys[r]
+        hrow[s] = r
+
+
+class Below(NamedTuple):
+    """The level below for :func:`_curve_level`: its keys hashed (``hk``) with each key's row of
+    ``values`` (``hrow``); empty at the first level."""
+
+    hk: np.ndarray
+    hrow: np.ndarray
+    values: np.ndarray
+
+
+@njit(cache=True)
+def _children(play, below, ha, hb, pm2, pot, d, k, rows, cols, slot, add):
+    """A's and B's cards into ``rows``, ``cols``; the row of each cell's next state in ``below``
+    (``slot``, -1 after the last round) and what the cell adds to that row's value (``add``: the points
+    won now, or the final payoff). Returns the numbers of rows and columns and a status (3: a next
+    state is missing)."""
+    na, nb = _hands(play.n, ha, hb, rows, cols)
+    hk = below.hk
+    for i in range(na):
+        for j in range(nb):
+            key, imm = _child(ha, hb, pm2, rows[i], cols[j], pot, d, k, play.carry, play.keep_diff, play.relabel)
+            if k == 1:
+                slot[i, j] = -1
+                add[i, j] = _terminal(imm, d + imm, play.keep_diff, play.win, play.term)
+                continue
+            s = find(hk, key)
+            if hk[s] != key:
+                return na, nb, 3
+            slot[i, j] = below.hrow[s]
+            add[i, j] = 0.0 if play.keep_diff else float(imm)
+    return na, nb, 0
+
+
+@njit(cache=True, inline="always")
+def _at(T, slot, add, a, j, col):
+    """Cell (a, j) of the stage matrix of column ``col`` of the table below."""
+    s = slot[a, j]
+    return add[a, j] + (T[s, col] if s >= 0 else 0.0)
+
+
 @njit(parallel=True, cache=True)
-def _restricted_level(play, P, mt, eq_b, keys, starts, vals, dkeys, dprobs):
-    """Values of the restricted game of weight ``P`` at the states ``keys`` and A's stage strategies
-    (decision ``starts[i] + t`` for the t-th reveal of state i); a status."""
+def _curve_level(play, ps, mt, eq_b, keys, starts, below, out, dkeys, dprobs):
+    """One level of the restricted games of every weight ``ps[g]`` at once; a status.
+
+    ``below`` holds the level below, ``out`` receives this level, row per state: the restricted game's
+    value (columns ``g``), R(ps[g])'s expected result against the model (``G + g``) and against a
+    best reply (``2G + g``, B free and knowing R's strategy). A cell's next state is looked up once
+    for all of them. R(ps[g])'s stage strategy of the t-th reveal of state i goes to row
+    ``starts[i] + t`` of ``dprobs[g]``, its decision key to ``dkeys``.
+    """
     n = play.n
+    ng = len(ps)
+    T = below.values
     status = np.zeros(len(keys), np.int64)
     for i in prange(len(keys)):
-        M = np.empty((MAX_CARDS, MAX_CARDS))
         Mp = np.empty((MAX_CARDS, MAX_CARDS))
+        add = np.empty((MAX_CARDS, MAX_CARDS))
+        slot = np.empty((MAX_CARDS, MAX_CARDS), np.int64)
         x = np.empty(MAX_CARDS)
         y = np.empty(MAX_CARDS)
+        mq = np.empty(MAX_CARDS)
         work = np.empty(stage_work_size(MAX_CARDS, MAX_CARDS))
         rows = np.empty(MAX_CARDS, np.int64)
         cols = np.empty(MAX_CARDS, np.int64)
         qb = np.empty(MAX_CARDS)
         pb = np.empty(MAX_CARDS)
         qs = np.empty(MAX_CARDS, np.int64)
+        acc = np.zeros(3 * ng)
         ha, hb, pm, c, d = unpack_key(keys[i])
         k = _popcount(ha)
         nq = _reveals(pm, k, n, play.seq, qs)
-        acc = 0.0
         for t in range(nq):
             q = qs[t]
             pm2 = pm & ~(1 << (q - 1))
             pot = c + q
-            na, nb = _matrix(play, ha, hb, pm2, pot, d, k, rows, cols, M)
-            st = _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
+            na, nb, st = _children(play, below, ha, hb, pm2, pot, d, k, rows, cols, slot, add)
+            if st == 0:
+                st = _model_dist(mt, eq_b, ha, hb, pm2, pot, d, n, cols, nb, qb, pb)
             if st != 0:
                 status[i] = st
                 break
-            for a in range(na):
-                mq = 0.0
-                for j in range(nb):
-                    mq += M[a, j] * qb[j]
-                for j in range(nb):
-                    Mp[a, j] = P * mq + (1.0 - P) * M[a, j]
-            v, st = solve_stage(Mp, na, nb, x, y, work)
-            if st != 0:
-                status[i] = 2
-                break
-            acc += v
             r = starts[i] + t
-            dkeys[r] = decision_key(ha, hb, pm2, pot, d)
-            for v2 in range(MAX_CARDS):
-                dprobs[r, v2] = 0.0
-            for a in range(na):
-                dprobs[r, rows[a] - 1] = x[a]
-        vals[i] = acc / nq
+            keep = dprobs.shape[1] > 0
+            if keep:
+                dkeys[r] = decision_key(ha, hb, pm2, pot, d)
+            for g in range(ng):
+                P = ps[g]
+                for a in range(na):
+                    s = 0.0
+                    for j in range(nb):
+                        s += _at(T, slot, add, a, j, g) * qb[j]
+                    for j in range(nb):
+                        Mp[a, j] = P * s + (1.0 - P) * _at(T, slot, add, a, j, g)
+                v, st = solve_stage(Mp, na, nb, x, y, work)
+                if st != 0:
+                    status[i] = 2
+                    break
+                acc[g] += v
+                # R's own figures, with its continuation figures: against the model, and against
+                # the reply that minimises them
+                gain = 0.0
+                for a in range(na):
+                    s = 0.0
+                    for j in range(nb):
+                        s += _at(T, slot, add, a, j, ng + g) * qb[j]
+                    gain += x[a] * s
+                worst = np.inf
+                for j in range(nb):
+                    s = 0.0
+                    for a in range(na):
+                        s += x[a] * _at(T, slot, add, a, j, 2 * ng + g)
+                    worst = min(worst, s)
+                acc[ng + g] += gain
+                acc[2 * ng + g] += worst
+                if keep:
+                    for v2 in range(MAX_CARDS):
+                        dprobs[g, r, v2] = 0.0
+                    for a in range(na):
+                        dprobs[g, r, rows[a] - 1] = x[a]
+            if status[i] != 0:
+                break
+        for col in range(3 * ng):
+            out[i, col] = acc[col] / nq
     return status.max() if len(keys) else 0
 
 
@@ -348,24 +441,53 @@ def restricted_response(rules: Rules, model, p: float, solution=None, game=None,
     """
     p = _check_p(p)
     game = game if game is not None else _game(rules, model, solution)
-    n = rules.n
-    tables = [_NO_NEXT] * (n + 1)
-    parts = []
+    strat, value, _, _ = _responses(game, [p], tick)[0]
+    return strat, value
+
+
+def _responses(game, ps, tick=None, keep=True):
+    """R(p) for every weight of ``ps`` in one backward pass over the restricted game's states.
+
+    Returns
+    -------
+    list of (Strategy or None, float, float, float)
+        Per weight: the response (None unless ``keep``: its table holds a row per decision), the
+        restricted game's value, the response's exact expected result against the model and
+        against its best reply (all at the start).
+    """
+    n = game.n
+    ps = np.asarray(ps, dtype=np.float64)
+    ng = len(ps)
+    play = game.play(_NO_NEXT)
+    below = Below(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3 * ng)))
+    dk_parts, dp_parts = [], []
     for k in range(1, n + 1):
         keys = game.levels[k]
         starts, m = game.starts(k)
-        vals = np.empty(len(keys))
-        dkeys, dprobs = np.empty(m, np.int64), np.empty((m, MAX_CARDS))
+        out = np.empty((len(keys), 3 * ng))
+        m = m if keep else 0
+        dkeys, dprobs = np.empty(m, np.int64), np.empty((ng, m, MAX_CARDS))
         mt, eq = game.model_args(k)
-        play = game.play(hashed(*tables[k - 1]) if k > 1 else _NO_NEXT)
-        check_status(_restricted_level(play, float(p), mt, eq, keys, starts, vals, dkeys, dprobs))
-        tables[k] = (keys, vals)
-        parts.append((dkeys, dprobs))
+        check_status(_curve_level(play, ps, mt, eq, keys, starts, below, out, dkeys, dprobs))
+        dk_parts.append(dkeys)
+        dp_parts.append(dprobs)
+        below = Below(np.full(slots_for(len(keys)), EMPTY, np.int64), np.zeros(slots_for(len(keys)), np.int64), out)
+        _row_table(keys, below.hk, below.hrow)
         if tick is not None:
             tick()
-    name = f"R({_fmt_p(p)}) to {game.model.name}"
-    meta = {"kind": "response", "model": game.model.name, "p": float(p)}
-    return game.strategy(name, parts, meta), float(tables[n][1][0])
+    if keep:
+        dkeys = np.concatenate(dk_parts)
+        dkeys, first = np.unique(dkeys, return_index=True)  # one decision met from two states: the same stage game
+    results = []
+    for g, p in enumerate(ps):
+        strat = None
+        if keep:
+            probs = np.concatenate([dp[g] for dp in dp_parts])[first]
+            name = f"R({_fmt_p(p)}) to {game.model.name}"
+            meta = {"kind": "response", "model": game.model.name, "p": float(p)}
+            strat = Strategy.precomputed(name, dkeys, probs, game.keep_diff, game.ranks, meta)
+        results.append((strat, float(out[0, g]), float(out[0, ng + g]), float(out[0, 2 * ng + g])))
+    return results
 
 
 def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
@@ -438,7 +560,8 @@ class ResponsePoint:
         Expected result of the response (seat A) against the model (seat B), under the objective.
     exploitability : float
         Game value minus the response's value against its best response.
-    strategy : Strategy
+    strategy : Strategy or None
+        None for a point of a curve asked without its strategies.
     """
 
     p: float | None
@@ -518,7 +641,8 @@ def default_grid(points: int = 11) -> list:
     return [i / (points - 1) for i in range(points)]
 
 
-def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, progress=None) -> ExploitResult:
+def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, progress=None,
+            strategies=True) -> ExploitResult:
     """Exact responses to a modelled opponent (see the module docstring).
 
     Parameters
@@ -538,7 +662,13 @@ def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, p
     solution : Solution, optional
         A solution of ``rules`` (for an ``equilibrium`` model and the game value; solved here when needed).
     progress : callable, optional
-        Called with a short description of each finished piece of work.
+        Called with a short description after each level of each pass over the states: the
+        states' own ``n - 1``, then ``n`` for the grid (or ``p``) and ``n`` for each further pass
+        (the safe response and the bisection of ``risk``).
+    strategies : bool, default True
+        Keep the strategy of each point of ``curve`` (a table with a row per decision, for each
+        weight). False keeps the figures alone (each point's ``strategy`` is None), which a large
+        deck needs; the response of ``p`` or ``risk`` is always kept.
 
     Returns
     -------
@@ -564,28 +694,30 @@ def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, p
     solution = solution_for(rules, solution, model)
     mdl = make_strategy(model, solution)
     check_strategy_rules(mdl, rules)
-    game = _Game(rules, mdl)
     say = progress or (lambda what: None)
-
-    def point(pp):
-        strat, val = restricted_response(rules, mdl, pp, solution, game)
-        return _measured(rules, strat, mdl, pp, val, solution)
+    game = _Game(rules, mdl, tick=lambda: say("states"))
 
     game_value = float(solution.value) if solution is not None else 0.0  # the game is symmetric
     cache = {}
 
-    def at(pp):
-        if pp not in cache:
-            cache[pp] = point(pp)
-            say(f"R({_fmt_p(pp)})")
-        return cache[pp]
+    def measure(pps, keep):
+        """R(p) for the weights not yet measured (or, with ``keep``, not kept), all in one pass."""
+        todo = [pp for pp in dict.fromkeys(pps) if pp not in cache or (keep and cache[pp].strategy is None)]
+        if todo:
+            what = ", ".join(f"R({_fmt_p(pp)})" for pp in todo)
+            for pp, (strat, val, gain, worst) in zip(todo, _responses(game, todo, lambda: say(what), keep)):
+                cache[pp] = ResponsePoint(pp, val, gain, game_value - worst, strat)
+        return [cache[pp] for pp in pps]
 
-    pts = [at(pp) for pp in grid] if grid is not None else []
+    pts = measure(grid, strategies) if grid is not None else []
     response = None
     if risk is not None:
-        response = _within_risk(rules, mdl, risk, at, solution, game, say)
+        # the bisection's responses are measured without their tables; the chosen one is kept
+        response = _within_risk(rules, mdl, risk, lambda pp: measure([pp], False)[0], solution, game, say)
+        if response.strategy is None:
+            response = measure([response.p], True)[0]
     elif p is not None:
-        response = at(p)
+        response = measure([p], True)[0]
     return ExploitResult(rules, mdl.name, game_value, response, pts, risk, time.perf_counter() - t0)
 
 
@@ -616,9 +748,8 @@ _BISECT_STEPS = 12
 
 def _within_risk(rules, mdl, eps, at, solution, game, say):
     """The candidate with the largest gain whose exploitability is <= ``eps`` + the evaluation's tolerance."""
-    strat, v, _ = safe_response(rules, mdl, solution, game)
+    strat, v, _ = safe_response(rules, mdl, solution, game, tick=lambda: say("safe response"))
     safe = _measured(rules, strat, mdl, None, v, solution)
-    say("safe response")
     slack = VALUE_TOL * (1.0 + abs(safe.gain))
     cands = [safe]
     if eps > 0:
