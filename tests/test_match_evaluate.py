@@ -45,8 +45,14 @@ def _solved(name):
 
 # -- the oracle ---------------------------------------------------------------------
 
+@lru_cache(maxsize=None)
 def _policy(spec, sol, game, score):
-    """``f(hand, opp, pot, hidden, diff) -> {card: p}`` of a per-game strategy at one match score."""
+    """``f(hand, opp, pot, hidden, diff) -> {card: p}`` of a per-game strategy at one match score
+    (remembered: the replay bisection asks the same decisions sixty times)."""
+    return lru_cache(maxsize=None)(_policy_of(spec, sol, game, score))
+
+
+def _policy_of(spec, sol, game, score):
     if spec == "equilibrium":
         def f(hand, opp, pot, hidden, diff):
             q = sol.query(hand, opp, pot, hidden, diff, game=game, match_score=score)

@@ -94,15 +94,27 @@ def test_model_file_is_a_strategy(tmp_path, match_records, sol):
     assert s.code == CODE_TABLE
     view = View((1, 2, 4), (3, 5, 6), 4, (2, 6), -3)
     assert s.distribution(view, 6) == pytest.approx(read_model(tmp_path / "m.json")(view))
-    # evaluate reads the model in one batch a level; the per-decision Python path agrees with it
-    plain = Strategy("plain", CODE_TABLE, func=read_model(tmp_path / "m.json"))
+    # a model of match plays close to match (the tremble and the table's smoothing aside)
     got = evaluate(s, RULES, against="equilibrium", solution=sol)
-    want = evaluate(plain, RULES, against="equilibrium", solution=sol)
-    assert got.vs_opponent.margin == pytest.approx(want.vs_opponent.margin, abs=1e-9)
-    assert got.exploitability == pytest.approx(want.exploitability, abs=1e-9)
-    # and a model of match plays close to match (the tremble and the table's smoothing aside)
     assert got.vs_opponent.margin == pytest.approx(
         evaluate("match", RULES, against="equilibrium", solution=sol).vs_opponent.margin, abs=0.3)
+
+
+def test_model_read_in_one_batch_a_level_agrees_with_the_per_decision_path(tmp_path):
+    # evaluate reads a model file in one batch a level; the per-decision Python path (a minute at
+    # n = 6) must give the same figures: one deck smaller, the same code paths
+    rules = Rules(5, "carry", "points")
+    sol5 = solve(rules)
+    with RecordWriter(tmp_path / "r.jsonl") as w:
+        simulate("equilibrium", "match", rules, 1000, seed=2, solution=sol5, record=w)
+    fit_model(tmp_path / "r.jsonl", player="b", kind="tabular", solution=sol5).save(tmp_path / "m.json")
+    s = make_strategy(str(tmp_path / "m.json"), sol5)
+    assert s.code == CODE_TABLE
+    plain = Strategy("plain", CODE_TABLE, func=read_model(tmp_path / "m.json"))
+    got = evaluate(s, rules, against="equilibrium", solution=sol5)
+    want = evaluate(plain, rules, against="equilibrium", solution=sol5)
+    assert got.vs_opponent.margin == pytest.approx(want.vs_opponent.margin, abs=1e-9)
+    assert got.exploitability == pytest.approx(want.exploitability, abs=1e-9)
 
 
 def test_cli_fit_show_and_evaluate(tmp_path, match_records):
