@@ -356,6 +356,38 @@ def _decision_starts(keys, n, random_order):
     return out, m
 
 
+@njit(cache=True)
+def _subsets(n, k):
+    """The ``k``-card subsets of cards 1..n as bitmasks, increasing."""
+    out = np.empty(0 if k > n else _choose(n, k), np.int64)
+    m = 0
+    for mask in range(1 << n):
+        if _popcount(mask) == k:
+            out[m] = mask
+            m += 1
+    return out
+
+
+@njit(cache=True)
+def _choose(n, k):
+    c = 1
+    for i in range(k):
+        c = c * (n - i) // (i + 1)
+    return c
+
+
+@njit(parallel=True, cache=True)
+def _all_states(n, k, subs):
+    """Keys of every state with ``k`` cards in each hand and ``k`` prizes hidden, no pot, no score."""
+    m = len(subs)
+    out = np.empty(m * m * m, np.int64)
+    for i in prange(m):
+        for j in range(m):
+            for t in range(m):
+                out[(i * m + j) * m + t] = decision_key(subs[i], subs[j], subs[t], 0, 0)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # driver
 # ---------------------------------------------------------------------------
@@ -388,7 +420,15 @@ class _Game:
         self.levels = [None] * (n + 1)
         self.levels[n] = keys
         free = _FreeA(self.ranks)
+        # discarded ties, random order, no score and card values kept: every triple of a hand each and
+        # a prize set of one size is reached, so the states are listed rather than found by playing
+        listed = rules.tie == "discard" and rules.random_order and not self.keep_diff and not self.ranks
         for k in range(n, 1, -1):
+            if listed:
+                self.levels[k - 1] = _all_states(n, k - 1, _subsets(n, k - 1))
+                if tick is not None:
+                    tick()
+                continue
             self.levels[k - 1], _ = _step(self.levels[k], np.ones(len(self.levels[k])), rules, free, None,
                                           MODE_REACH, self.keep_diff, _NO_NEXT)
             if tick is not None:
