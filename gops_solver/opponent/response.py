@@ -52,6 +52,7 @@ from typing import NamedTuple
 
 from gops_solver.game.constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
 from gops_solver.game.rules import Rules
+from gops_solver.game.encoding import PrizeSets
 from gops_solver.game.statekeys import _popcount, decision_key, unpack_key
 from gops_solver.lp.stage import solve_stage, stage_work_size
 from gops_solver.analysis._common import check_rules, check_status, prize_sequence, solution_for
@@ -179,6 +180,7 @@ def _curve_level(play, ps, mt, eq_b, keys, starts, below, out, dkeys, dprobs):
     n = play.n
     ng = len(ps)
     T = below.values
+    keep = dprobs.shape[1] > 0
     status = np.zeros(len(keys), np.int64)
     for i in prange(len(keys)):
         Mp = np.empty((MAX_CARDS, MAX_CARDS))
@@ -186,7 +188,6 @@ def _curve_level(play, ps, mt, eq_b, keys, starts, below, out, dkeys, dprobs):
         slot = np.empty((MAX_CARDS, MAX_CARDS), np.int64)
         x = np.empty(MAX_CARDS)
         y = np.empty(MAX_CARDS)
-        mq = np.empty(MAX_CARDS)
         work = np.empty(stage_work_size(MAX_CARDS, MAX_CARDS))
         rows = np.empty(MAX_CARDS, np.int64)
         cols = np.empty(MAX_CARDS, np.int64)
@@ -208,7 +209,6 @@ def _curve_level(play, ps, mt, eq_b, keys, starts, below, out, dkeys, dprobs):
                 status[i] = st
                 break
             r = starts[i] + t
-            keep = dprobs.shape[1] > 0
             if keep:
                 dkeys[r] = decision_key(ha, hb, pm2, pot, d)
             for g in range(ng):
@@ -216,9 +216,10 @@ def _curve_level(play, ps, mt, eq_b, keys, starts, below, out, dkeys, dprobs):
                 for a in range(na):
                     s = 0.0
                     for j in range(nb):
-                        s += _at(T, slot, add, a, j, g) * qb[j]
+                        Mp[a, j] = _at(T, slot, add, a, j, g)
+                        s += Mp[a, j] * qb[j]
                     for j in range(nb):
-                        Mp[a, j] = P * s + (1.0 - P) * _at(T, slot, add, a, j, g)
+                        Mp[a, j] = P * s + (1.0 - P) * Mp[a, j]
                 v, st = solve_stage(Mp, na, nb, x, y, work)
                 if st != 0:
                     status[i] = 2
@@ -356,29 +357,10 @@ def _decision_starts(keys, n, random_order):
     return out, m
 
 
-@njit(cache=True)
-def _subsets(n, k):
-    """The ``k``-card subsets of cards 1..n as bitmasks, increasing."""
-    out = np.empty(0 if k > n else _choose(n, k), np.int64)
-    m = 0
-    for mask in range(1 << n):
-        if _popcount(mask) == k:
-            out[m] = mask
-            m += 1
-    return out
-
-
-@njit(cache=True)
-def _choose(n, k):
-    c = 1
-    for i in range(k):
-        c = c * (n - i) // (i + 1)
-    return c
-
-
 @njit(parallel=True, cache=True)
-def _all_states(n, k, subs):
-    """Keys of every state with ``k`` cards in each hand and ``k`` prizes hidden, no pot, no score."""
+def _all_states(subs):
+    """Keys of every state whose hands and hidden prizes are each one of the sets ``subs`` (all of one
+    size), no pot, no score."""
     m = len(subs)
     out = np.empty(m * m * m, np.int64)
     for i in prange(m):
@@ -423,9 +405,10 @@ class _Game:
         # discarded ties, random order, no score and card values kept: every triple of a hand each and
         # a prize set of one size is reached, so the states are listed rather than found by playing
         listed = rules.tie == "discard" and rules.random_order and not self.keep_diff and not self.ranks
+        subsets = PrizeSets(range(1, n + 1)).level_sets if listed else None  # bit v - 1 for card v
         for k in range(n, 1, -1):
             if listed:
-                self.levels[k - 1] = _all_states(n, k - 1, _subsets(n, k - 1))
+                self.levels[k - 1] = _all_states(subsets[k - 1])
                 if tick is not None:
                     tick()
                 continue
@@ -448,12 +431,13 @@ class _Game:
     def starts(self, k):
         return _decision_starts(self.levels[k], self.n, self.rules.random_order)
 
-    def strategy(self, name, parts, meta):
-        """The table-driven strategy of the decisions ``parts`` (per level ``(keys, probs)``)."""
-        keys = np.concatenate([p[0] for p in parts])
-        probs = np.concatenate([p[1] for p in parts])
-        keys, first = np.unique(keys, return_index=True)  # one decision met from two states: the same stage game
-        return Strategy.precomputed(name, keys, probs[first], self.keep_diff, self.ranks, meta)
+    def strategies(self, dkeys, dprobs, labels):
+        """The table-driven strategies of the decisions ``dkeys`` (per level): the g-th of ``labels``
+        ``(name, meta)`` plays the rows ``dprobs[level][g]``."""
+        # one decision met from two states is the same stage game: kept once
+        keys, first = np.unique(np.concatenate(dkeys), return_index=True)
+        return [Strategy.precomputed(name, keys, np.concatenate([dp[g] for dp in dprobs])[first], self.keep_diff,
+                                     self.ranks, meta) for g, (name, meta) in enumerate(labels)]
 
 
 def restricted_response(rules: Rules, model, p: float, solution=None, game=None, tick=None):
@@ -515,19 +499,10 @@ def _responses(game, ps, tick=None, keep=True):
         _row_table(keys, below.hk, below.hrow)
         if tick is not None:
             tick()
-    if keep:
-        dkeys = np.concatenate(dk_parts)
-        dkeys, first = np.unique(dkeys, return_index=True)  # one decision met from two states: the same stage game
-    results = []
-    for g, p in enumerate(ps):
-        strat = None
-        if keep:
-            probs = np.concatenate([dp[g] for dp in dp_parts])[first]
-            name = f"R({_fmt_p(p)}) to {game.model.name}"
-            meta = {"kind": "response", "model": game.model.name, "p": float(p)}
-            strat = Strategy.precomputed(name, dkeys, probs, game.keep_diff, game.ranks, meta)
-        results.append((strat, float(out[0, g]), float(out[0, ng + g]), float(out[0, 2 * ng + g])))
-    return results
+    labels = [(f"R({_fmt_p(p)}) to {game.model.name}", {"kind": "response", "model": game.model.name, "p": float(p)})
+              for p in ps]
+    strats = game.strategies(dk_parts, dp_parts, labels) if keep else [None] * ng
+    return [(strats[g], float(out[0, g]), float(out[0, ng + g]), float(out[0, 2 * ng + g])) for g in range(ng)]
 
 
 def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
@@ -546,7 +521,7 @@ def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
     n = rules.n
     tv = [_NO_NEXT] * (n + 1)
     tg = [_NO_NEXT] * (n + 1)
-    parts = []
+    dk_parts, dp_parts = [], []
     pen = np.array(_PENALTIES)
     for k in range(1, n + 1):
         keys = game.levels[k]
@@ -558,12 +533,13 @@ def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
         pg = game.play(hashed(*tg[k - 1]) if k > 1 else _NO_NEXT)
         check_status(_safe_level(pv, pg, mt, eq, keys, starts, vv, vg, dkeys, dprobs, pen))
         tv[k], tg[k] = (keys, vv), (keys, vg)
-        parts.append((dkeys, dprobs))
+        dk_parts.append(dkeys)
+        dp_parts.append(dprobs[None])
         if tick is not None:
             tick()
     name = f"safe response to {game.model.name}"
     meta = {"kind": "response", "model": game.model.name, "p": None, "risk": 0.0}
-    return game.strategy(name, parts, meta), float(tv[n][1][0]), float(tg[n][1][0])
+    return game.strategies(dk_parts, dp_parts, [(name, meta)])[0], float(tv[n][1][0]), float(tg[n][1][0])
 
 
 def _game(rules, model, solution, tick=None):
