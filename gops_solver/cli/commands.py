@@ -75,6 +75,10 @@ class _Gops(Group):
         except (ValueError, TypeError) as exc:
             click.echo(f"error: {one_line(str(exc))}", err=True)
             sys.exit(2)
+        except MemoryError:
+            # a projection that undershot (the checks before each long pass refuse what they can foresee)
+            click.echo("error: out of memory: choose fewer cards, or a machine with more memory", err=True)
+            sys.exit(1)
         except KeyboardInterrupt as exc:
             click.echo("\ninterrupted", err=True)
             sys.exit(exit_code_of(exc))

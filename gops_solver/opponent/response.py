@@ -43,6 +43,7 @@ The safe response is measured by the exact evaluation
 from __future__ import annotations
 
 import time
+from math import comb
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -371,6 +372,59 @@ def _all_states(subs):
 
 
 # ---------------------------------------------------------------------------
+# memory
+# ---------------------------------------------------------------------------
+
+#: bytes of a decision's row in a response's table (a probability per card) and of its key
+_ROW_BYTES = MAX_CARDS * 8
+_KEY_BYTES = 8
+
+
+def pass_bytes(counts, decisions, ng, keep, safe=False) -> int:
+    """Projected peak memory of one backward pass over the restricted game's states.
+
+    Parameters
+    ----------
+    counts, decisions : sequence of int
+        States and decisions (a state's reveals) of each level ``k = 0..n`` (level 0 unused).
+    ng : int
+        Weights solved in the pass (their three figures per state are held for two levels at once).
+    keep : bool
+        Whether each weight's table (a row per decision) is kept and built into a strategy at the end.
+    safe : bool
+        The safe response's pass instead (one value and one gain per state, kept for every level,
+        two hashed tables of the level below, its table always kept).
+
+    Returns
+    -------
+    int
+        Bytes: the keys of every level, plus the most that one level's step holds, plus
+        :data:`~gops_solver.engine.projection.OVERHEAD_BYTES`.
+    """
+    from gops_solver.engine.projection import OVERHEAD_BYTES
+    n = len(counts) - 1
+    held = _KEY_BYTES * sum(counts[1:]) + OVERHEAD_BYTES
+    table = 0  # the tables of the levels done so far
+    peak = 0
+    for k in range(1, n + 1):
+        below = counts[k - 1] if k > 1 else 0
+        hashes = 16 * slots_for(below) if k > 1 else 0  # keys and rows (or values) of the level below
+        if safe:
+            step = 16 * sum(counts[1:k]) + 2 * hashes + 24 * counts[k]
+        else:
+            step = 24 * ng * (below + counts[k]) + hashes + 8 * counts[k]
+        if keep or safe:
+            table += decisions[k] * (_KEY_BYTES + (1 if safe else ng) * _ROW_BYTES)
+        peak = max(peak, step + table)
+    if keep or safe:
+        # the strategies are built from every level's tables: the keys sorted once, each weight's rows gathered
+        # (a transient copy and the kept one) while the weights before it are held
+        d = sum(decisions)
+        peak = max(peak, table + d * (3 * _KEY_BYTES + 2 * _ROW_BYTES) + (ng - 1) * d * _ROW_BYTES)
+    return held + peak
+
+
+# ---------------------------------------------------------------------------
 # driver
 # ---------------------------------------------------------------------------
 
@@ -393,6 +447,7 @@ class _Game:
 
     def __init__(self, rules, model, tick=None):
         self.rules, self.model, self.n = rules, model, rules.n
+        self._sizes = None
         self.ranks = model.rank_only
         self.relabel = RANKS if self.ranks else KEEP
         self.keep_diff = rules.objective == "win" or model.uses_diff
@@ -406,6 +461,9 @@ class _Game:
         # a prize set of one size is reached, so the states are listed rather than found by playing
         listed = rules.tie == "discard" and rules.random_order and not self.keep_diff and not self.ranks
         subsets = PrizeSets(range(1, n + 1)).level_sets if listed else None  # bit v - 1 for card v
+        if listed:
+            states = sum(comb(n, k) ** 3 for k in range(1, n))
+            self._refuse(_KEY_BYTES * states, f"the keys of its {states:,} states", "choose fewer cards")
         for k in range(n, 1, -1):
             if listed:
                 self.levels[k - 1] = _all_states(subsets[k - 1])
@@ -414,9 +472,51 @@ class _Game:
                 continue
             self.levels[k - 1], _ = _step(self.levels[k], np.ones(len(self.levels[k])), rules, free, None,
                                           MODE_REACH, self.keep_diff, _NO_NEXT)
+            # the levels found so far bound from below what the lightest pass will hold (a decision per state
+            # at least): a deck that cannot fit stops here, not after the remaining levels
+            found = [0] * (n + 1)
+            for j in range(k - 1, n + 1):
+                found[j] = len(self.levels[j])
+            what = f"its {sum(found):,} states" if k == 2 else \
+                f"the {sum(found):,} states of hands of {k - 1} or more cards, before the rest are found"
+            self._refuse(pass_bytes(found, found, 1, False), what, "choose fewer cards")
             if tick is not None:
                 tick()
         self.seat_b = _Seat(model, rules, True)
+
+    def sizes(self):
+        """States and decisions of each level (index ``k``; level 0 unused)."""
+        if self._sizes is None:
+            counts = [0] + [len(self.levels[k]) for k in range(1, self.n + 1)]
+            self._sizes = counts, [0] + [int(self.starts(k)[1]) for k in range(1, self.n + 1)]
+        return self._sizes
+
+    def check(self, ng, keep, safe=False):
+        """Refuse (``ValueError``, one line) a pass that cannot fit in this machine's memory."""
+        counts, decisions = self.sizes()
+        need = pass_bytes(counts, decisions, ng, keep, safe)
+        states = f"{sum(counts):,} states"
+        if safe:
+            self._refuse(need, f"the safe response over {states}", "choose fewer cards")
+        elif keep:
+            self._refuse(need, f"{'a table' if ng == 1 else f'{ng} tables'} of {sum(decisions):,} decisions",
+                         "choose fewer cards (a saved response holds a row per decision)")
+        else:
+            fit = next((g for g in range(ng - 1, 1, -1) if self._fits(pass_bytes(counts, decisions, g, False))), 0)
+            self._refuse(need, f"{ng} weights over {states}",
+                         f"ask for at most {fit} weights (--grid {fit}), or fewer cards" if fit else "choose fewer cards")
+
+    @staticmethod
+    def _fits(need):
+        from gops_solver.engine.projection import FIT_SHARE, machine_memory
+        return need <= FIT_SHARE * machine_memory()
+
+    def _refuse(self, need, what, fix):
+        if not self._fits(need):
+            from gops_solver.engine.projection import machine_memory
+            raise ValueError(f"exact responses to {self.model.name} at {self.rules.describe()} need about "
+                             f"{need / 2**30:.1f} GiB for {what}, and this machine has "
+                             f"{machine_memory() / 2**30:.1f} GiB: {fix}")
 
     def play(self, nxt):
         r = self.rules
@@ -482,6 +582,7 @@ def _responses(game, ps, tick=None, keep=True):
     n = game.n
     ps = np.asarray(ps, dtype=np.float64)
     ng = len(ps)
+    game.check(ng, keep)
     play = game.play(_NO_NEXT)
     below = Below(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3 * ng)))
     dk_parts, dp_parts = [], []
@@ -518,6 +619,7 @@ def safe_response(rules: Rules, model, solution=None, game=None, tick=None):
         computed by the induction; :func:`exploit` re-evaluates the gain exactly).
     """
     game = game if game is not None else _game(rules, model, solution)
+    game.check(1, True, safe=True)
     n = rules.n
     tv = [_NO_NEXT] * (n + 1)
     tg = [_NO_NEXT] * (n + 1)
@@ -713,6 +815,13 @@ def exploit(rules: Rules, model, p=None, curve=None, risk=None, solution=None, p
     say = progress or (lambda what: None)
     game = _Game(rules, mdl, tick=lambda: say("states"))
 
+    # every pass this call will run is checked before the first starts
+    if grid is not None:
+        game.check(len(grid), strategies)
+    if risk is not None:
+        game.check(1, False, safe=True)
+    if p is not None or risk is not None:
+        game.check(1, True)
     game_value = float(solution.value) if solution is not None else 0.0  # the game is symmetric
     cache = {}
 
