@@ -27,8 +27,11 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def _figure(value: float, unit: str) -> str:
-    """A figure as measured: two decimals below 100, one above."""
+def _figure(value, unit: str) -> str:
+    """A figure as measured: a count (an int in the results, e.g. MiB) whole, a time two decimals below 100,
+    one above."""
+    if isinstance(value, int):
+        return f"{value:,} {unit}"
     digits = 2 if abs(value) < 100 else 1
     return f"{value:,.{digits}f} {unit}"
 
@@ -70,7 +73,7 @@ def render(data: dict) -> str:
         if row["machine"] not in machines:
             raise ValueError(f"result {i} names machine {row['machine']!r}, not described under 'machines'")
         lines.append("| " + " | ".join(_cell(c) for c in (
-            row["case"], row["measure"], _figure(float(row["value"]), row["unit"]), row["detail"],
+            row["case"], row["measure"], _figure(row["value"], row["unit"]), row["detail"],
             f"`{row['command']}`", machines[row["machine"]], row["date"])) + " |")
     return "\n".join(lines) + "\n"
 
