@@ -55,6 +55,7 @@ from gops_solver.game.constants import MAX_CARDS, REPLY_TOL, VALUE_TOL
 from gops_solver.game.rules import Rules
 from gops_solver.game.encoding import PrizeSets
 from gops_solver.game.statekeys import _popcount, decision_key, unpack_key
+from gops_solver.engine import projection
 from gops_solver.lp.stage import solve_stage, stage_work_size
 from gops_solver.analysis._common import check_rules, check_status, prize_sequence, solution_for
 from gops_solver.analysis._hashtable import EMPTY, find, hashed, slots_for
@@ -401,9 +402,8 @@ def pass_bytes(counts, decisions, ng, keep, safe=False) -> int:
         Bytes: the keys of every level, plus the most that one level's step holds, plus
         :data:`~gops_solver.engine.projection.OVERHEAD_BYTES`.
     """
-    from gops_solver.engine.projection import OVERHEAD_BYTES
     n = len(counts) - 1
-    held = _KEY_BYTES * sum(counts[1:]) + OVERHEAD_BYTES
+    held = _KEY_BYTES * sum(counts[1:]) + projection.OVERHEAD_BYTES
     table = 0  # the tables of the levels done so far
     peak = 0
     for k in range(1, n + 1):
@@ -474,9 +474,7 @@ class _Game:
                                           MODE_REACH, self.keep_diff, _NO_NEXT)
             # the levels found so far bound from below what the lightest pass will hold (a decision per state
             # at least): a deck that cannot fit stops here, not after the remaining levels
-            found = [0] * (n + 1)
-            for j in range(k - 1, n + 1):
-                found[j] = len(self.levels[j])
+            found = [0] * (k - 1) + [len(self.levels[j]) for j in range(k - 1, n + 1)]
             what = f"its {sum(found):,} states" if k == 2 else \
                 f"the {sum(found):,} states of hands of {k - 1} or more cards, before the rest are found"
             self._refuse(pass_bytes(found, found, 1, False), what, "choose fewer cards")
@@ -507,16 +505,15 @@ class _Game:
                          f"ask for at most {fit} weights (--grid {fit}), or fewer cards" if fit else "choose fewer cards")
 
     @staticmethod
-    def _fits(need):
-        from gops_solver.engine.projection import FIT_SHARE, machine_memory
-        return need <= FIT_SHARE * machine_memory()
+    def _fits(need, have=None):
+        have = projection.machine_memory() if have is None else have
+        return need <= projection.FIT_SHARE * have
 
     def _refuse(self, need, what, fix):
-        if not self._fits(need):
-            from gops_solver.engine.projection import machine_memory
+        have = projection.machine_memory()
+        if not self._fits(need, have):
             raise ValueError(f"exact responses to {self.model.name} at {self.rules.describe()} need about "
-                             f"{need / 2**30:.1f} GiB for {what}, and this machine has "
-                             f"{machine_memory() / 2**30:.1f} GiB: {fix}")
+                             f"{need / 2**30:.1f} GiB for {what}, and this machine has {have / 2**30:.1f} GiB: {fix}")
 
     def play(self, nxt):
         r = self.rules
