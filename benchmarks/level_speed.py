@@ -14,7 +14,7 @@ import numpy as np
 
 from gops_solver import Rules
 from gops_solver.game.constants import MAX_CARDS
-from gops_solver.engine.induction import level_kernel, run_induction
+from gops_solver.engine.induction import games_array, level_kernel, run_induction
 from gops_solver.engine.solution import full_space
 from gops_solver.engine.tables import game_axes, level_axes, level_table
 
@@ -30,7 +30,7 @@ def main(argv):
         prev = level_table(space, k - 1, tables[k - 1])
         ps = np.arange(len(level.canonical), dtype=np.int64)
         R = np.full(space.size(k), np.nan)
-        games = np.zeros(len(ps), np.int64)
+        games = games_array(game, level, len(ps))
         fails = np.zeros(len(ps), np.int64)
         failed = np.zeros(2 + MAX_CARDS * MAX_CARDS)
         best = np.inf

@@ -59,7 +59,7 @@ def test_serial_twin_same_bits(objective):
         ps = induction.deal(np.arange(len(level.canonical), dtype=np.int64), 2)
         R = np.full(space.size(k), np.nan)
         fails = np.zeros(len(ps), np.int64)
-        induction.level_kernel(game, level, prev, ps, R, np.zeros(len(ps), np.int64), fails,
+        induction.level_kernel(game, level, prev, ps, R, induction.games_array(game, level, len(ps)), fails,
                                np.zeros(2 + MAX_CARDS * MAX_CARDS), False)
         assert not fails.any()
         assert R.tobytes() == tables[k].tobytes()

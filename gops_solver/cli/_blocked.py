@@ -129,3 +129,40 @@ def block_plan_lines(rules, pr, plan) -> list:
         lines.append(f"cluster plan   {c['workers']} workers x {int(plan.worker_bytes / 1e9 + 1)} GB, "
                      f"{plan.disk_bytes / gb * 1.1:,.0f} GB shared storage: about {duration(c['seconds'])}")
     return lines
+
+
+def store_info(path, as_json, as_csv) -> None:
+    """``gops info --store DIR``: a block store's levels, blocks done, time spent and time left."""
+    from gops_solver.cli._format import csv_text
+    from gops_solver.engine.blocked import store_status
+    from gops_solver.engine.projection import duration
+    from gops_solver.game.jsonout import dumps
+    try:
+        st = store_status(path)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    rules = st["rules"]
+    if as_json:
+        click.echo(dumps({**st, "rules": rules.to_dict(), "store": str(path)}))
+        return
+    cols = ["k", "blocks", "done", "stage_games", "seconds", "work", "work_done", "seconds_left"]
+    if as_csv:
+        click.echo(csv_text(cols, [[lv[c] if lv[c] is not None else "" for c in cols] for lv in st["levels"]]))
+        return
+    state = "finished" if st["complete"] else ("not started" if st["done"] == 0 else "unfinished")
+    click.echo(f"store          {path} ({state})")
+    click.echo(f"rules          {rules.describe()}")
+    click.echo(f"blocks         {st['done']:,} of {st['blocks']:,} ({st['bytes'] / 1e9:,.2f} GB on disk)")
+    click.echo(f"time spent     {duration(st['seconds'])} (the blocks' own solve times)")
+    if not st["complete"]:
+        left = st["seconds_left"]
+        click.echo("time left      " + (f"about {duration(left)} at the rates of the finished blocks"
+                                        if left is not None else "unknown until a block is finished"))
+    click.echo("  level   blocks done   stage games    seconds   left")
+    for lv in st["levels"]:
+        if lv["k"] == 0:
+            continue
+        left = "" if lv["done"] == lv["blocks"] else (duration(lv["seconds_left"]) if lv["seconds_left"] is not None
+                                                      else "?")
+        click.echo(f"  {lv['k']:5d} {lv['done']:6,}/{lv['blocks']:<6,} {lv['stage_games']:13,} "
+                   f"{lv['seconds']:10.1f}   {left}")

@@ -750,13 +750,21 @@ def main():
 @_rules_options(None)
 @json_option
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")
+@click.option("--store", type=click.Path(), default=None, metavar="DIR",
+              help="where the block store DIR stands: levels and blocks done, time spent and left")
 @_match_options
 @players_option("info")
-def info(cards, tie, objective, order, as_json, as_csv, match, draw):
+def info(cards, tie, objective, order, as_json, as_csv, store, match, draw):
     """Project states, stage games, memory and time of a solve, without solving."""
     from gops_solver.engine.projection import duration, project
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    if store is not None:
+        from gops_solver.cli._blocked import store_info
+        if any(x is not None for x in (cards, tie, objective, order, match, draw)):
+            raise click.UsageError("--store reads the rules from the store: drop --cards, --tie, --objective, "
+                                   "--order and --match")
+        return store_info(store, as_json, as_csv)
     rules = _make_rules(cards, tie, objective, order, match=match, draw=draw)
     if rules.match != "single":
         return _match_info(rules, as_json, as_csv)

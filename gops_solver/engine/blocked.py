@@ -27,7 +27,7 @@ from numba import get_num_threads
 
 from gops_solver.engine._blockstore import COMPLETE, BlockStats, BlockStore
 from gops_solver.game.constants import MAX_CARDS
-from gops_solver.engine.induction import deal, level0_table, level_kernel, set_work
+from gops_solver.engine.induction import deal, games_array, level0_table, level_kernel, set_work
 from gops_solver.game.rules import Rules
 from gops_solver.lp.stage import StageSolveError
 from gops_solver.engine.storage import notify
@@ -179,7 +179,9 @@ def block_groups(space, k: int, ranks) -> list:
 
 
 def group_size(space, k: int) -> int:
-    """Blocks of level ``k`` per group (:func:`block_groups`): 1 when one block and its inputs fill :data:`GROUP_BYTES`."""
+    """Blocks of level ``k`` per group (:func:`block_groups`): 1 when one block and its inputs fill :data:`GROUP_BYTES`.
+
+    """
     blen = space.size(k) // len(space.sets[k])
     bprev = space.size(k - 1) // len(space.sets[k - 1]) if k else 0
     nchild = k if space.random_order else 1
@@ -229,7 +231,7 @@ def solve_blocks(space, k: int, ranks, read) -> tuple:
     prev = _children_table(space, k - 1, inputs, read)
     out = np.full(space.size(k) // len(space.sets[k]) * len(ranks), np.nan)
     ps = _spread_order(len(level.canonical), get_num_threads())
-    games = np.zeros(len(ps), np.int64)
+    games = games_array(game, level, len(ps))
     fails = np.zeros(len(ps), np.int64)
     failed = np.zeros(2 + MAX_CARDS * MAX_CARDS)
     level_kernel(game, level, prev, ps, out, games, fails, failed, False)
@@ -239,9 +241,17 @@ def solve_blocks(space, k: int, ranks, read) -> tuple:
         raise StageSolveError(f"{int(fails.sum())} stage games of {which} were not solved to "
                               f"optimality (one of them: {failed[2:2 + na * nb].reshape(na, nb).tolist()!r}); "
                               f"this is a solver bug, please report it")
-    # the kernel counts per pattern; each block's share is the exact per-set count (their sum is checked)
+    # under points the kernel counts per pattern and each block's share is the exact per-set count (their
+    # sum is checked); under win games won for sure are not counted ahead, and the kernel counts per set
     per_block = set_work(space, k)[ranks]
-    if int(per_block.sum()) != int(games.sum()):
+    if space.win:
+        solved = games.sum(axis=0)
+        if (solved > per_block).any():
+            raise StageSolveError(f"blocks {ranks} of level {k} solved {solved.tolist()} stage games, more "
+                                  f"than the {per_block.tolist()} counted ahead; this is a solver bug, please "
+                                  f"report it")
+        per_block = solved
+    elif int(per_block.sum()) != int(games.sum()):
         raise StageSolveError(f"blocks {ranks} of level {k} solved {int(games.sum())} stage games, not the "
                               f"{int(per_block.sum())} counted ahead; this is a solver bug, please report it")
     return split_group(space, k, out, len(ranks)), per_block
@@ -373,9 +383,10 @@ def solve_blocked(rules: Rules, out, space=None, memory=None, client=None, progr
         Solve each level's blocks on this Dask cluster (its workers must
         reach ``out``).
     progress : callable, optional
-        ``progress(level, games)`` after every block; first called as
-        ``progress(level, games, done=True)`` with the work of blocks found
-        finished (``resume``).
+        ``progress(level, work)`` after every block, with its stage games as
+        :func:`~.induction.set_work` counts them (under ``win`` more than it
+        solves); first called as ``progress(level, work, done=True)`` with the
+        work of blocks found finished (``resume``).
     block_done : callable, optional
         ``block_done(count, total)``: first with the blocks found finished
         and the store's total, then ``(1, 0)`` after each block.
@@ -449,8 +460,9 @@ def _solve_locked(rules, root, space, man, budget, need, client, progress, resum
     games_total = sum(g for d in done.values() for g, _, _ in d.values())
     secs_before = sum(s for d in done.values() for _, s, _ in d.values())
     states = sum(n for d in done.values() for _, _, n in d.values())
-    if progress is not None and games_total:
-        progress(max(k for k in done if done[k]), games_total, done=True)
+    work = {k: set_work(space, k) for k in range(space.kmax + 1)}
+    if progress is not None and any(done[k] for k in done if k):
+        progress(max(k for k in done if done[k]), sum(int(work[k][r]) for k in done for r in done[k]), done=True)
     if block_done is not None:
         block_done(sum(len(d) for d in done.values()), sum(store.nsets))
     if 0 not in done[0]:
@@ -473,7 +485,7 @@ def _solve_locked(rules, root, space, man, budget, need, client, progress, resum
             games_total += st.games
             states += st.states
             if progress is not None:
-                progress(k, st.games)
+                progress(k, int(work[k][st.rank]))
             if block_done is not None:
                 block_done(1, 0)
         cache.drop_level(k - 1)
@@ -588,3 +600,66 @@ def open_store(path, rules=None, check=True):
         raise ValueError(f"{path}: its {COMPLETE} (the mark of a finished solve) is damaged: remove it, then "
                          f"rewrite it from the finished blocks with {solve_command(saved, path)} --resume")
     return saved, space, BlockedTables(store, space), info
+
+
+# ---------------------------------------------------------------------------
+# where a block store stands
+# ---------------------------------------------------------------------------
+
+def store_status(path) -> dict:
+    """Levels, blocks done, time spent and an estimate of time left of the block store at ``path``.
+
+    Reads every block's header only (quick, even for a large store), so a
+    damaged block counts as done until a solve reads its data. Time left is
+    the remaining work of each level (:func:`~.induction.set_work`) at the
+    seconds per unit of work measured on that level's finished blocks, or on
+    the nearest level below with finished blocks where none is.
+
+    Returns
+    -------
+    dict
+        ``rules`` (:class:`Rules`), ``complete``, ``levels`` (per level:
+        ``k``, ``blocks``, ``done``, ``stage_games``, ``seconds``, ``work``,
+        ``work_done``), ``blocks``, ``done``, ``seconds``, ``seconds_left``,
+        ``bytes``.
+    """
+    from gops_solver.engine._blockstore import _parse_head
+    from gops_solver.game.encoding import full_space
+    store = BlockStore.open(path)
+    try:
+        rules = Rules.from_dict(store.manifest["rules"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} has rules this gops does not know ({exc}): solve again") from None
+    space = full_space(rules)
+    if store_manifest(rules, space)["block_len"] != store.block_len:
+        raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again with --restart")
+    levels, rate = [], None
+    total_bytes = 0
+    for k in range(space.kmax + 1):
+        work = set_work(space, k)
+        done = games = 0
+        secs = 0.0
+        wdone = 0
+        for r in store.ranks(k):
+            bpath = store.block_path(k, r)
+            try:
+                head = store._head(bpath)
+                _, g, s, *_ = _parse_head(head, k, r, store.block_len[k], bpath)
+            except (OSError, ValueError):
+                continue  # damaged: --resume recomputes it
+            done += 1
+            games += int(g)
+            secs += float(s)
+            wdone += int(work[r]) if r < len(work) else 0
+            total_bytes += store._size(bpath)
+        if wdone and secs > 0:
+            rate = secs / wdone
+        left_work = int(work.sum()) - wdone
+        levels.append({"k": k, "blocks": int(store.nsets[k]), "done": done, "stage_games": games,
+                       "seconds": secs, "work": int(work.sum()), "work_done": wdone,
+                       "seconds_left": left_work * rate if rate is not None else None})
+    left = [lv["seconds_left"] for lv in levels if lv["done"] < lv["blocks"]]
+    return {"rules": rules, "complete": store.is_complete(), "levels": levels,
+            "blocks": sum(lv["blocks"] for lv in levels), "done": sum(lv["done"] for lv in levels),
+            "seconds": sum(lv["seconds"] for lv in levels),
+            "seconds_left": None if any(x is None for x in left) else float(sum(left)), "bytes": total_bytes}

@@ -37,7 +37,8 @@ from gops_solver.lp.stage import StageSolveError, highs_stage, solve_stage
 from gops_solver.lp._simd import prefetch, vadd, vload, vmul, vpermute, vsplat, vstore
 from gops_solver.lp._lanes import LANES, BatchWork, batch_shape, make_batch_work, solve_batch
 from gops_solver.engine.tables import (WORK, game_axes, is_symmetric, level_axes, level_table, points_address, points_cells, points_game,
-                     points_gather, points_tied, points_ties, reveal_order, stage_structure, win_cells, win_gather)
+                     points_gather, points_tied, points_ties, reveal_order, saturates, stage_structure, sure_value, win_cells,
+                     win_gather)
 
 
 #: Solve stage games in SIMD lanes: only as compiled code on a processor with AVX-512, where it
@@ -249,6 +250,9 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     ``games_out[i]`` / ``fails_out[i]`` receive the number of stage games
     solved for ``ps[i]`` and of those whose solver did not report success;
     ``failed_game`` receives (rows, columns, entries...) of one failure.
+    Under ``win`` ``games_out`` has a column per prize set of ``level``
+    (:func:`games_array`): games won for sure are settled without an LP and
+    not counted, so a block's count is known only per set.
 
     The work is done by one of two compiled kernels, :func:`_points_kernel`
     or :func:`_win_kernel`: a solve compiles only its objective's (about
@@ -258,6 +262,11 @@ def level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game
     """
     kernel = _win_kernel if game.win else _points_kernel
     kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
+
+
+def games_array(game, level, count: int) -> np.ndarray:
+    """The zeroed ``games_out`` of :func:`level_kernel` for ``count`` patterns: ``(count, sets)`` under ``win``."""
+    return np.zeros((count, len(level.sets)) if game.win else count, np.int64)
 
 
 def serial_level_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
@@ -437,6 +446,10 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
     nrev = level.rev_prize.shape[1]
     nrt = nsets * nrev
     o_si, o_p, o_set, o_sum, o_next, pot_len = _reveals(level)
+    # games won for sure by either side are settled without an LP (sure_value)
+    saturate = saturates(game.term)
+    top = game.term[len(game.term) - 1]
+    bot = game.term[0]
     for i in prange(len(ps)):
         p_out = ps[i]
         h = level.canonical[p_out]
@@ -454,7 +467,7 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
         cap = game.union_cap - u
         nc = level.ncarry[p_out]
         base = level.offset[p_out]
-        games = 0
+        games_out[i, :] = 0
         fails = 0
         # As under points, a carry c with prize p and c' with p' where
         # c + p = c' + p' play the same games at every difference
@@ -470,6 +483,7 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
                     R_out[row + d] = 0.0
         pot_vals = np.empty((pot_len, nd), dtype=np.float64)
         pot_set = np.full(pot_len, -1, dtype=np.int64)
+        pot_games = np.zeros(pot_len, dtype=np.int64)  # games each pot's row solved
         # the differences' games, all na x nb, eight at a time in SIMD lanes
         batched = LANES_ON and not use_highs and batch_shape(na, nb)
         lanes = _pot_lanes(1)
@@ -489,8 +503,23 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
                     v = np.nan
                     first = True
                     src = -1  # under batching: the slot of the last game queued
+                    sure = 0
+                    solved = 0  # games of the row not settled for sure
                     for d in range(dlo, dlim + 1):
                         changed = win_gather(game, prev, stage, cells, d, M)
+                        if saturate and (changed or first):
+                            # a game won for sure by either side takes the end payoff, no LP; from the
+                            # first one A wins for sure on, so are all larger differences (values rise with d)
+                            sure = sure_value(M, na, nb, top, bot)
+                            if sure == 1:
+                                for dd in range(d, dlim + 1):
+                                    pot_vals[pot, dd + dmax_k] = top
+                                break
+                        if sure == -1:
+                            pot_vals[pot, d + dmax_k] = bot
+                            first = False
+                            continue
+                        solved += 1
                         if batched:
                             if changed or first:
                                 src = d + dmax_k
@@ -513,11 +542,12 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
                         pot_vals[pot, d + dmax_k] = v
                     if batched:
                         fails += _win_flush(lanes, na, nb, pot_vals[pot], failed_game)
+                    pot_games[pot] = solved
                     pot_set[pot] = s_prev
                 row = base + (si * nc + ci) * nd + dmax_k
                 for d in range(dlo, dlim + 1):
                     R_out[row + d] += pot_vals[pot, d + dmax_k]
-                games += dlim - dlo + 1
+                games_out[i, si] += pot_games[pot]
         for si in range(nsets):
             for ci in range(nc):
                 dlo, dlim = _win_range(game, level, si, ci, cap, sym, tmax, dmax_k)
@@ -531,7 +561,6 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
                     R_out[row + d] = val
                     if sym:
                         R_out[row - d] = -val  # the mirror of a symmetric pattern is itself
-        games_out[i] = games
         fails_out[i] = fails
 
 
@@ -658,6 +687,30 @@ def _win_dlim(space, k: int) -> np.ndarray:
     return np.minimum(np.minimum(S + c + space.tmax - 1, space.diff_reach - S - c), space.dmax[k])
 
 
+def pattern_work(space, k: int) -> np.ndarray:
+    """Stage games of level k per stored pattern, as :func:`level_work` counts them (progress bars).
+
+    Under ``win`` the kernel solves fewer (:func:`~.tables.win_saturation`);
+    these are the (state, reveal, difference) positions it settles, solved
+    or not, known before the level is filled.
+    """
+    if k == 0:
+        return np.zeros(len(space.layouts[0].canonical), np.int64)
+    us, sym = _stored_patterns(space, k)
+    mt = space.min_ties[k].astype(np.int64)
+    if space.win:
+        dlim = _win_dlim(space, k)
+        full, half = np.where(dlim >= 0, 2 * dlim + 1, 0), np.where(dlim >= 0, dlim, 0)
+    else:
+        full, half = np.ones_like(mt), np.zeros_like(mt)
+    out = np.zeros(len(us), np.int64)
+    for u in np.unique(us):
+        valid = mt <= space.union_cap - u
+        out[(us == u) & ~sym] = int((full * valid).sum())
+        out[(us == u) & sym] = int((half * valid).sum())
+    return out * (k if space.random_order else 1)
+
+
 def set_work(space, k: int) -> np.ndarray:
     """Stage games of level k per prize set (one block each, :mod:`~.blocked`), as :func:`level_work` counts them.
 
@@ -764,12 +817,15 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
     ----------
     space : StateSpace
     progress : callable, optional
-        ``progress(level, games_done_in_chunk)`` after every chunk of work.
+        ``progress(level, work)`` after every chunk of work: its stage games
+        as :func:`pattern_work` counts them (under ``win`` more than it
+        solves), so the chunks of a level add up to :func:`level_work`.
     start_tables : list of ndarray, optional
         Tables of levels 0..j already computed (resume; only the last one is
         read); induction continues at level j + 1.
     on_level : callable, optional
-        ``on_level(k, table)`` after each finished level (checkpoints).
+        ``on_level(k, table, games)`` after each finished level (checkpoints),
+        with the stage games it solved.
     keep_all : bool
         Keep every level in memory (the returned list); otherwise a level is
         dropped (``None``) once the next one is done, so memory holds two
@@ -797,6 +853,8 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
         prev = level_table(space, k - 1, tables[k - 1])
         R = np.full(space.size(k), np.nan)
         ps = np.arange(len(level.canonical), dtype=np.int64)
+        work = pattern_work(space, k) if progress is not None else None
+        level_games = 0
         # chunks of a few hundred patterns: progress updates and Ctrl-C land
         # between chunks (a running kernel cannot be interrupted)
         n_chunks = max(1, min(len(ps) // 16, max(chunks_per_level, len(ps) // 256)))
@@ -805,7 +863,7 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
             if len(part) == 0:
                 continue
             part = deal(part, threads)
-            games = np.zeros(len(part), np.int64)
+            games = games_array(game, level, len(part))
             fails = np.zeros(len(part), np.int64)
             kernel(game, level, prev, part, R, games, fails, failed, use_highs)
             if fails.any():
@@ -814,11 +872,12 @@ def run_induction(space, progress=None, start_tables=None, on_level=None, keep_a
                 raise StageSolveError(f"{int(fails.sum())} stage games at level {k} were not solved "
                                       f"to optimality (one of them: {game_m!r}); this is a solver bug, please report it")
             games_total += int(games.sum())
+            level_games += int(games.sum())
             if progress is not None:
-                progress(k, int(games.sum()))
+                progress(k, int(work[part].sum()))
         tables.append(R)
         if on_level is not None:
-            on_level(k, R)
+            on_level(k, R, level_games)
         if not keep_all and k >= 2:
             tables[k - 1] = None
     return tables, games_total

@@ -362,25 +362,17 @@ def _solve_to_file(rules, space, progress, stage_solver, out, resume, restart, t
         raise
     stats = dict(done)
     if progress is not None and start:
-        progress(len(start) - 1, sum(s["games"] for s in done.values()), done=True)  # work already done
-    level_games = [0]
+        progress(len(start) - 1, sum(level_work(space, k) for k in done), done=True)  # work already done
     level_t0 = [time.perf_counter()]
 
-    def on_level(k, table):
+    def on_level(k, table, games):
         now = time.perf_counter()
-        stats[k] = {"games": level_games[0], "states": _count_states(table, space, k),
-                    "seconds": now - level_t0[0]}
-        level_games[0] = 0
+        stats[k] = {"games": games, "states": _count_states(table, space, k), "seconds": now - level_t0[0]}
         stats[k]["crc32"] = ckpt.save_level(k, table, stats[k])
         level_t0[0] = time.perf_counter()
 
-    def count(level, games):
-        level_games[0] += games
-        if progress is not None:
-            progress(level, games)
-
     try:
-        run_induction(space, progress=count, start_tables=start or None, on_level=on_level,
+        run_induction(space, progress=progress, start_tables=start or None, on_level=on_level,
                       keep_all=False, use_highs=stage_solver == "highs")
         tables = ckpt.tables(space)
         games = sum(s["games"] for s in stats.values())

@@ -552,6 +552,44 @@ def win_gather(game, prev, stage, cells, d, M):
     return changed
 
 
+@njit(cache=True)
+def saturates(term) -> bool:
+    """True when the end payoff ``term`` is non-decreasing and not constant.
+
+    Then every value lies in ``[term[0], term[-1]]`` and is non-decreasing in
+    the difference, as :func:`sure_value` needs.
+    """
+    for i in range(1, len(term)):
+        if term[i] < term[i - 1]:
+            return False
+    return term[len(term) - 1] > term[0]
+
+
+@njit(cache=True, inline="always")
+def sure_value(M, na, nb, top, bot):
+    """1 if the game ``M[:na, :nb]`` is worth ``top`` exactly, -1 if ``bot``, else 0 (no LP).
+
+    Under ``win`` (with :func:`saturates`) a value is the top payoff only
+    when A wins for sure, and a mixed bid wins for sure only if every bid in
+    its support does: the game is worth the top exactly when some row is the
+    top in every column (a pure min-max over the level below), and the
+    bottom when some column is the bottom in every row.
+    """
+    for a in range(na):
+        for b in range(nb):
+            if not M[a, b] == top:
+                break
+        else:
+            return 1
+    for b in range(nb):
+        for a in range(na):
+            if not M[a, b] == bot:
+                break
+        else:
+            return -1
+    return 0
+
+
 @njit(cache=True, inline="always")
 def is_symmetric(tokens, u):
     """True when exchanging the players leaves the pattern unchanged (all tokens shared)."""
