@@ -394,3 +394,71 @@ def test_store_with_a_plain_json_manifest_still_reads(tmp_path):
     (out / "manifest.json").write_text("[1, 2]")
     with pytest.raises(ValueError, match="manifest.json is unreadable.*--restart"):
         load(out)
+
+
+def _damage(path, kind):
+    """Put damage of ``kind`` in a block's place, as a user or a failing disk might."""
+    raw = open(path, "rb").read()
+    os.unlink(path)
+    if kind == "folder":
+        os.mkdir(path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "truncated":
+        open(path, "wb").write(raw[:-3])
+    elif kind == "too long":
+        open(path, "wb").write(raw + b"\0")
+    elif kind == "bad data checksum":
+        bad = bytearray(raw)
+        bad[-1] ^= 0xFF
+        open(path, "wb").write(bytes(bad))
+    elif kind == "old magic, new header":
+        open(path, "wb").write(b"GOPSBLK1" + raw[8:])
+    elif kind == "empty":
+        open(path, "wb").close()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "truncated", "too long", "bad data checksum",
+                                  "old magic, new header", "empty", "unreadable"])
+def test_resume_recomputes_a_damaged_block_of_any_kind(tmp_path, monkeypatch, kind):
+    """``--resume`` over a store with one damaged block: one note naming it, the block recomputed, no traceback."""
+    rules = Rules(n=5, tie="discard", objective="win")
+    ref = solve(rules)
+    out = tmp_path / "st"
+    solve(rules, out=out, memory="200MB")
+    store = BlockStore.open(out)
+    path = store.block_path(3, 4)
+    if kind == "unreadable":  # root reads any file: make the read itself fail as an unreadable file's does
+        import gops_solver.engine._blockstore as bs
+        real = bs.read_regular
+        first = [True]
+
+        def refuse(p, what="file", limit=-1):
+            if os.fspath(p) == path and first[0]:
+                first[0] = False
+                raise ValueError(f"cannot read {what} {p}: Permission denied")
+            return real(p, what, limit)
+        monkeypatch.setattr(bs, "read_regular", refuse)
+    else:
+        _damage(path, kind)
+    with pytest.warns(UserWarning) as notes:
+        sol = solve(rules, out=out, memory="200MB", resume=True)
+    text = " ".join(str(w.message) for w in notes)
+    assert path in text and "recomputing it" in text and "Errno" not in text
+    _same_blocks(ref, sol.store)
+
+
+def test_a_folder_with_files_in_a_blocks_place_is_refused_in_one_line(tmp_path):
+    rules = Rules(n=4, tie="discard", objective="win")
+    out = tmp_path / "st"
+    solve(rules, out=out, memory="200MB")
+    path = BlockStore.open(out).block_path(2, 1)
+    os.unlink(path)
+    os.mkdir(path)
+    open(os.path.join(path, "mine.txt"), "w").write("user data")
+    res = CliRunner().invoke(cli, ["solve", "--cards", "4", "--tie", "discard", "--objective", "win", "--out",
+                                   str(out), "--memory", "200MB", "--resume", "-q"])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.startswith("error")]
+    assert len(lines) == 1 and "folder with files in it" in lines[0] and "Traceback" not in res.output
+    assert open(os.path.join(path, "mine.txt")).read() == "user data"  # nothing of the user's is deleted

@@ -334,11 +334,33 @@ class BlockStore:
             try:
                 data, games, secs = self.read_block_meta(k, rank)
             except ValueError as exc:
-                notify(f"{exc}".split(": rerun")[0] + "; recomputing it")
-                self._remove(self.block_path(k, rank))
+                notify(f"{exc}".split(": rerun")[0].split("; move it away")[0] + "; recomputing it")
+                self._discard(self.block_path(k, rank))
                 continue
             out[rank] = (games, secs, None if measure is None else measure(data))
         return out
+
+    def _discard(self, path) -> None:
+        """Remove a damaged block so that it is recomputed; ValueError in one line where it cannot be.
+
+        Whatever stands in a block's place goes: a file of any kind, or an
+        empty folder. A folder with files in it is not the solver's to
+        delete, so the solve is refused, naming it.
+        """
+        if self._fs is not None:
+            self._remove(path)
+            return
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.rmdir(path)
+            else:
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            what = "a folder with files in it" if os.path.isdir(path) else "a damaged block"
+            raise ValueError(f"{path} is {what} where a block belongs, and it cannot be removed "
+                             f"({exc.strerror.lower()}): move it away, then rerun with --resume") from None
 
     def check(self, data: bool = False) -> None:
         """Check that every block is present and whole; ValueError naming the first that is not.
@@ -393,7 +415,7 @@ class BlockStore:
         self._remove(self._join(COMPLETE))
         for k in range(len(self.nsets)):
             for rank in self.ranks(k):
-                self._remove(self.block_path(k, rank))
+                self._discard(self.block_path(k, rank))
 
     def clean_temps(self) -> None:
         """Remove temporary files of interrupted block writes (local stores)."""
