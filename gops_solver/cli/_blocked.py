@@ -113,7 +113,8 @@ def block_plan_lines(rules, pr, plan) -> list:
     here = pr.blocked_seconds  # measured on this machine, not the per-level core rates below
     mem = max(plan.worker_bytes, int(1e9))
     lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
-             f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk",
+             f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk "
+             f"({plan.raw_bytes / gb:,.1f} GB raw, zstd)",
              f"               a worker needs {plan.worker_bytes / gb:.2f} GB; {plan.cpu_hours:,.1f} CPU-hours "
              f"at {block_rate(5) / 1e6:.2f} (level 5) to {block_rate(9) / 1e6:.2f} (level 9) M stage games "
              f"per core-second (measured, n = 12 and 13)"]
