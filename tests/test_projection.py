@@ -56,7 +56,17 @@ def test_gops_info_prints_the_projection():
     # the blocked-solve plan: every prize set of every level is a block, and the store holds every table
     from gops_solver.engine.projection import plan_blocks
     assert blocked == json.loads(json.dumps(plan_blocks(rules).to_dict()))
-    assert blocked["blocks"] == 2 ** 6 and blocked["disk_bytes"] > p.table_bytes
+    assert blocked["blocks"] == 2 ** 6 and blocked["raw_bytes"] > p.table_bytes
+    assert blocked["disk_bytes"] < blocked["raw_bytes"]  # compressed (COMPRESSED_SHARE)
+
+
+def test_compressed_share_holds_for_a_real_store(tmp_path):
+    """The projected store size is within 25 % of a store this version writes (n = 8, each objective)."""
+    from gops_solver import solve
+    from gops_solver.engine.projection import plan_blocks
+    for rules in (Rules(n=8, tie="discard", objective="win"), Rules(n=8, tie="carry", objective="points")):
+        sol = solve(rules, out=tmp_path / rules.objective, memory="500MB")
+        assert sol.store.disk_bytes() == pytest.approx(plan_blocks(rules).disk_bytes, rel=0.25)
 
 
 @pytest.mark.nojit
