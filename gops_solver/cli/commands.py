@@ -85,7 +85,7 @@ class _Gops(Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
     def resolve_command(self, ctx, args):
-        """``--players 3|4`` sends solve/query/info/verify to :mod:`.cli_multi`; ``--players 2`` is the default."""
+        """``--players 3|4`` sends solve/query/info/verify to :mod:`gops_solver.cli._multi`; ``--players 2`` is the default."""
         from gops_solver.cli._multi import multi, players_in_args, strip_players
         if args and players_in_args(args) != 2:
             if args[0] not in multi.commands:
