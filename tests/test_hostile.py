@@ -286,3 +286,31 @@ def test_a_three_player_solution_given_to_evaluate_is_refused_by_name():
     sol = solve(Rules(3, players=3))
     with pytest.raises(TypeError, match="two-player games"):
         evaluate("uniform", Rules(3), "equilibrium", sol)
+
+
+# every way a user strategy can misplay: one line naming the strategy, the state and the fault, clipped
+MISPLAYS = {"huge_probability": "a number too large", "huge_card": "not in its hand", "nan_probability": "sum to 1",
+            "negative_probability": "sum to 1", "not_a_distribution": "sum to 1", "foreign_card": "not in its hand",
+            "broken": "raised KeyError: 'boom'", "a_string": "'all in'", "nothing": "None",
+            "unreadable": "give a dict"}
+
+
+@pytest.mark.parametrize("name", sorted(MISPLAYS))
+@pytest.mark.parametrize("command", ["evaluate", "simulate"])
+def test_a_misplaying_user_strategy_gets_one_short_line(name, command):
+    args = ["--a", f"stratfuncs:{name}", "--b", "uniform", "-n", 3, "--tie", "discard"]
+    if command == "simulate":
+        args += ["--games", 5, "--seed", 1]
+    line = one_line(run(command, *args), f"strategy stratfuncs:{name} at hand ", ", pot ", MISPLAYS[name])
+    assert len(line) < 250, line
+
+
+@pytest.mark.parametrize("name", ["huge_probability", "huge_card", "unreadable"])
+def test_a_misplaying_user_strategy_in_python(name):
+    from gops_solver.analysis.evaluate import evaluate
+    from gops_solver.analysis.simulate import simulate
+    with pytest.raises(ValueError, match=f"^strategy stratfuncs:{name} at hand ") as e:
+        evaluate(f"stratfuncs:{name}", Rules(3), against="uniform")
+    assert len(str(e.value)) < 250
+    with pytest.raises(ValueError, match=f"^strategy stratfuncs:{name} at hand "):
+        simulate(f"stratfuncs:{name}", "uniform", Rules(3), 5, seed=1)
