@@ -314,3 +314,22 @@ def test_a_misplaying_user_strategy_in_python(name):
     assert len(str(e.value)) < 250
     with pytest.raises(ValueError, match=f"^strategy stratfuncs:{name} at hand "):
         simulate(f"stratfuncs:{name}", "uniform", Rules(3), 5, seed=1)
+
+
+Q3 = ("-n", 3, "--hand-a", "1,2", "--hand-b", "2,3", "--hand-c", "1,3", "--pot", 2, "--prizes", 1)
+
+
+@pytest.mark.parametrize("url", ["ftp://example.invalid/x.gops", "zip://x::missing.zip", "memory://x.gops",
+                                 "nosuchscheme://x"])
+def test_an_unreachable_solution_url_gets_one_rule_in_every_command(tmp_path, url):
+    # two and three players, every reader: the same line, the rule where solutions live, no [Errno N]
+    from gops_solver.engine.storage import WHERE_SOLUTIONS_LIVE
+    with CliRunner().isolated_filesystem(temp_dir=tmp_path):
+        lines = {one_line(run(*args), f"cannot read {url}: ", WHERE_SOLUTIONS_LIVE) for args in [
+            ("query", "-s", url, *Q), ("query", "--players", 3, "-s", url, *Q3), ("verify", "-s", url),
+            ("verify", "--players", 3, "-s", url), ("evaluate", "--a", "match", "-n", 3, "-s", url),
+            ("simulate", "--players", 3, "-n", 3, "-s", url, "--games", 2),
+            ("export", "-s", url, "--format", "csv", "--out", "e.csv")]}
+        assert len(lines) == 1, lines
+        assert "Errno" not in lines.pop()
+        assert os.listdir(".") == []
