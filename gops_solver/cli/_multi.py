@@ -331,6 +331,8 @@ def simulate(players, cards, tie, objective, order, as_json, seat_a, seat_b, sea
         seats = [s or ("equilibrium" if i == 0 else "uniform") for i, s in enumerate(given)]
     seats = check_seats(seats, players)
     sol = _solution(players, cards, tie, objective, order, solution, selection)
+    if "equilibrium" in seats:
+        sol.check_equilibrium()  # before the progress bar: the games would stop at the first decision
     bar = None
     if not as_json and not quiet:
         from tqdm import tqdm

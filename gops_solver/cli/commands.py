@@ -73,7 +73,8 @@ class _Gops(Group):
             click.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(2)
         except (ValueError, TypeError) as exc:
-            click.echo(f"error: {one_line(str(exc))}", err=True)
+            from gops_solver.game.errors import cli_message
+            click.echo(f"error: {one_line(cli_message(exc))}", err=True)
             sys.exit(2)
         except MemoryError:
             # a projection that undershot (the checks before each long pass refuse what they can foresee)
