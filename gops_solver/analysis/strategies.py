@@ -205,7 +205,7 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, as_b=False):
     vals = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     if as_b:
         own, opp, diff = opp, own, -diff
-    u = 0
+    u = np.int64(0)  # typed: a literal 0 would compile stage_structure and its helpers once more for Literal[int](0)
     for v in range(1, n + 1):
         a = (own >> (v - 1)) & 1
         b = (opp >> (v - 1)) & 1
@@ -375,11 +375,10 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
                     out[v - 1] = 1.0
                     break
                 seen += 1
-    elif code == CODE_EQUILIBRIUM:
-        # as_b spelt out: an omitted default is another specialisation, compiled again (stage matrix included)
-        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, False)
-    elif code == CODE_EQUILIBRIUM_B:
-        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, True)
+    elif code == CODE_EQUILIBRIUM or code == CODE_EQUILIBRIUM_B:
+        # one call with a computed flag: a literal True or False (or the default) would each be a
+        # specialisation of its own, the stage matrix and solver compiled again in each
+        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, code == CODE_EQUILIBRIUM_B)
     elif code >= CODE_PRECOMPUTED:
         return _precomputed(code - CODE_PRECOMPUTED, own, opp, pm_after, pot, diff, n, tab_keys, tab_probs, out)
     else:
