@@ -39,3 +39,38 @@ def match_by_value(view):
     best = min(abs(c - view.pot) for c in view.hand)
     near = [c for c in view.hand if abs(c - view.pot) == best]
     return {c: 1 / len(near) for c in near}
+
+
+# misplays: each returns something that is no distribution over the hand (tests/test_hostile.py)
+
+def huge_probability(view):
+    return [10 ** 400] + [0] * (len(view.hand) - 1)
+
+
+def huge_card(view):
+    return {10 ** 70: 1.0}
+
+
+def nan_probability(view):
+    return {view.hand[0]: float("nan")}
+
+
+def negative_probability(view):
+    return {view.hand[0]: -1.0, view.hand[-1]: 2.0}
+
+
+def a_string(view):
+    return "all in"
+
+
+def nothing(view):
+    return None
+
+
+class _Unreadable:
+    def __iter__(self):
+        raise RuntimeError("cannot be read")
+
+
+def unreadable(view):
+    return _Unreadable()

@@ -2,6 +2,7 @@
 packed kernel arguments, one stage-matrix builder, sizes and tolerances named only in constants.py."""
 
 import ast
+import re
 import pathlib
 
 import pytest
@@ -157,3 +158,43 @@ def test_sizes_and_tolerances_are_named_in_constants_only():
             if isinstance(node.value, int) and node.value == 13 and not name.endswith(".cards"):  # cards: K = 13
                 found.append(f"{name}:{node.lineno} 13")
     assert found == [], "name it in constants.py: " + ", ".join(found)
+
+
+ROOT = PKG.parent
+#: a file name in the package's text: a page (``docs/rules.md``) or a module (``cli/entry.py``)
+_FILE_REF = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-]+\.(?:md|py))\b")
+
+
+def stale_references(text: str) -> list[str]:
+    """The file names in ``text`` that name no file of the repository.
+
+    A name with a folder is looked up from the repository root and from the package; a bare page
+    name in the root and in ``docs/``; a bare module name anywhere in the package. ``path/to/...``
+    is an example, not a reference.
+    """
+    stale = []
+    for ref in _FILE_REF.findall(text):
+        if ref.startswith("path/to/"):
+            continue
+        if "/" in ref:
+            found = any((base / ref).exists() for base in (ROOT, PKG, *PKG.glob("*/")))
+        elif ref.endswith(".md"):
+            found = (ROOT / ref).exists() or (ROOT / "docs" / ref).exists()
+        else:
+            found = any(PKG.rglob(ref))
+        if not found:
+            stale.append(ref)
+    return stale
+
+
+def test_every_file_the_package_names_exists():
+    # a renamed page or module leaves its old name in docstrings and messages; a reader following it
+    # finds nothing
+    stale = {f"{p.relative_to(ROOT)}: {ref}" for p in sorted(PKG.rglob("*.py"))
+             for ref in stale_references(p.read_text(encoding="utf-8"))}
+    assert not stale, "names of files that do not exist: " + ", ".join(sorted(stale))
+
+
+def test_the_reference_check_finds_a_stale_name():
+    assert stale_references('the pile (RULES.md "Variants of 002") and cli.py') == ["RULES.md", "cli.py"]
+    assert stale_references("docs/rules.md, cli/entry.py, entry.py, path/to/file.py") == []

@@ -89,7 +89,7 @@ def test_play_open_prizes_piped():
 
 
 @pytest.mark.parametrize("args, msg", [
-    (["solve", "-n", 5, "--bid-cards", 3], "bid_cards=3"),
+    (["solve", "-n", 5, "--bid-cards", 3], "--bid-cards 3 is not allowed"),
     (["solve", "-n", 5, "--open-prizes", 0], "outside 1..5"),
     (["solve", "-n", 5, "--open-prizes", 6], "outside 1..5"),
     (["solve", "-n", 5, "--tiebreak", "extra-game"], "best-of"),

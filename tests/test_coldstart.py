@@ -88,3 +88,34 @@ def test_warmup_leaves_nothing_for_a_first_evaluate_to_compile(tmp_path):
     # a small win game takes the serial win kernel that warmup compiled (larger ones take the parallel one)
     solve = _gops(["solve", "--cards", "6", "--tie", "discard", "--objective", "win"], tmp_path)
     assert solve.returncode == 0 and NOTICE not in solve.stderr
+
+
+ONCE = """
+import gc, json
+from numba.core.registry import CPUDispatcher
+from gops_solver import Rules
+from gops_solver.analysis.evaluate import evaluate
+from gops_solver.analysis.opening import opening
+from gops_solver.api import solve
+rules = Rules(5, "discard")
+sol = solve(rules)
+opening(sol)  # the queries a solve prints
+evaluate("match", rules, solution=sol)
+print(json.dumps({d.py_func.__qualname__: len(d.signatures) for d in gc.get_objects()
+                  if isinstance(d, CPUDispatcher) and d.signatures}))
+"""
+
+
+def test_a_first_solve_and_evaluate_compile_each_function_once(tmp_path):
+    # what a first solve (with its opening) and evaluate run is compiled once: a helper reached with
+    # an int8 here and an int64 there, or with a literal, is compiled again, its callees with it; and a
+    # small game's serial kernel leaves the SIMD lanes uncompiled. An empty cache: code loaded from a
+    # cache registers its entry points only, not the helpers compiled into them
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", ONCE], capture_output=True, text=True, env=env, timeout=900)
+    assert out.returncode == 0, out.stderr
+    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"_points_serial", "stage_structure", "_eq_policy", "solve_stage"} <= set(compiled)
+    assert {name: count for name, count in compiled.items() if count > 1} == {}
+    assert "solve_batch" not in compiled and "_flush" not in compiled

@@ -483,3 +483,28 @@ def test_response_bars_beside_the_equilibrium(response_server, browser):
     open_page(browser, response_server, {**params, "tie": "discard"})
     assert "computed for n=4 tie=carry" in browser.find_element(By.ID, "response-note").text
     assert not browser.find_elements(By.CSS_SELECTOR, "#bars-r g.bar")
+
+
+@pytest.fixture(scope="module")
+def model_server(binaries):
+    """``gops explore --cards 4 --tie discard --model match --p 0.5``: the response is computed at start."""
+    from gops_solver.cli._explore import _model_response
+    rules = Rules(4, "discard")
+    yield from serve(Explorer(rules=rules, response=_model_response(rules, "match", 0.5, None)))
+
+
+def test_a_response_computed_from_a_model_is_drawn(model_server, browser):
+    params = {"cards": "4", "tie": "discard", "objective": "points", "order": "random", "hand_a": "1,3",
+              "hand_b": "1,2", "pot": "4", "prizes": "1", "diff": "1"}
+    open_page(browser, model_server, params)
+    want = api(model_server, "/api/position", params)["response"]
+    assert want["model"] == "match" and want["p"] == 0.5 and want["note"] is None
+    title = browser.find_element(By.ID, "response-title").text
+    assert "match" in title and "P = 0.5" in title
+    bars = browser.find_elements(By.CSS_SELECTOR, "#bars-r g.bar")
+    assert [g.get_attribute("data-card") for g in bars] == list(want["bids"]) == ["1", "3"]
+    assert not browser.find_element(By.ID, "error").text
+    # a step into a successor keeps the response beside the equilibrium
+    open_page(browser, model_server, {**params, "hand_a": "1,2,3,4", "hand_b": "1,2,3,4", "pot": "2",
+                                      "prizes": "1,3,4", "diff": "0"})
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#bars-r g.bar")) == 4

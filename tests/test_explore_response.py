@@ -82,3 +82,36 @@ def test_a_file_that_is_not_a_response_or_for_other_rules_is_refused(saved, tmp_
     assert r.exit_code == 2 and "holds a solution, not a strategy: give it with --solution" in r.output, r.output
     r = CliRunner().invoke(cli, ["explore", "--no-browser", "--response", saved[1.0], "--cards", "5"])
     assert r.exit_code == 2 and "computed for n=4" in r.output, r.output
+
+
+@pytest.fixture(scope="module")
+def model_explorer():
+    # what gops explore --cards 4 --tie discard --model match --p 0.5 serves: the response computed at start
+    from gops_solver.cli._explore import _model_response
+    rules = Rules(4, "discard")
+    return Explorer(rules=rules, response=_model_response(rules, "match", 0.5, None))
+
+
+def test_a_response_computed_at_start_is_shown(model_explorer):
+    client = TestClient(create_app(model_explorer))
+    params = {**LATE, "tie": "discard"}
+    r = client.get("/api/position", params=params)
+    assert r.status_code == 200, r.text
+    got = r.json()["response"]
+    assert got["model"] == "match" and got["p"] == 0.5 and got["note"] is None
+    assert sorted(got["bids"]) == ["1", "3"] and abs(sum(got["bids"].values()) - 1) < TOL
+    # and under other rules it says for which rules it was computed
+    other = client.get("/api/position", params={**LATE, "tie": "carry"}).json()["response"]
+    assert other["bids"] is None and "computed for n=4 tie=discard" in other["note"]
+
+
+@pytest.mark.parametrize("endpoint", ["/api/position", "/api/query", "/api/step", "/api/first"])
+def test_hostile_parameters_never_get_an_internal_error(model_explorer, endpoint):
+    # every reply is a result or a 4xx message: an "internal error" (5xx) is a defect
+    client = TestClient(create_app(model_explorer))
+    base = {**LATE, "tie": "discard", "bid_a": "1", "bid_b": "1"}
+    for key in ("cards", "tie", "hand_a", "pot", "prizes", "diff", "bid_a", "next", "open_prizes", "match"):
+        for value in ("", "x", "-1", "99", "1e400", "nan", "1,1"):
+            r = client.get(endpoint, params={**base, key: value})
+            assert r.status_code < 500, (key, value, r.text)
+            assert r.status_code == 200 or r.json()["error"], (key, value, r.text)

@@ -8,6 +8,7 @@ the end of input in a 3-player game. Decks are tiny so the whole table runs in s
 """
 
 import json
+import re
 import os
 import shutil
 
@@ -286,3 +287,90 @@ def test_a_three_player_solution_given_to_evaluate_is_refused_by_name():
     sol = solve(Rules(3, players=3))
     with pytest.raises(TypeError, match="two-player games"):
         evaluate("uniform", Rules(3), "equilibrium", sol)
+
+
+# every way a user strategy can misplay: one line naming the strategy, the state and the fault, clipped
+MISPLAYS = {"huge_probability": "a number too large", "huge_card": "not in its hand", "nan_probability": "sum to 1",
+            "negative_probability": "sum to 1", "not_a_distribution": "sum to 1", "foreign_card": "not in its hand",
+            "broken": "raised KeyError: 'boom'", "a_string": "'all in'", "nothing": "None",
+            "unreadable": "give a dict"}
+
+
+@pytest.mark.parametrize("name", sorted(MISPLAYS))
+@pytest.mark.parametrize("command", ["evaluate", "simulate"])
+def test_a_misplaying_user_strategy_gets_one_short_line(name, command):
+    args = ["--a", f"stratfuncs:{name}", "--b", "uniform", "-n", 3, "--tie", "discard"]
+    if command == "simulate":
+        args += ["--games", 5, "--seed", 1]
+    line = one_line(run(command, *args), f"strategy stratfuncs:{name} at hand ", ", pot ", MISPLAYS[name])
+    assert len(line) < 250, line
+
+
+@pytest.mark.parametrize("name", ["huge_probability", "huge_card", "unreadable"])
+def test_a_misplaying_user_strategy_in_python(name):
+    from gops_solver.analysis.evaluate import evaluate
+    from gops_solver.analysis.simulate import simulate
+    with pytest.raises(ValueError, match=f"^strategy stratfuncs:{name} at hand ") as e:
+        evaluate(f"stratfuncs:{name}", Rules(3), against="uniform")
+    assert len(str(e.value)) < 250
+    with pytest.raises(ValueError, match=f"^strategy stratfuncs:{name} at hand "):
+        simulate(f"stratfuncs:{name}", "uniform", Rules(3), 5, seed=1)
+
+
+Q3 = ("-n", 3, "--hand-a", "1,2", "--hand-b", "2,3", "--hand-c", "1,3", "--pot", 2, "--prizes", 1)
+
+
+@pytest.mark.parametrize("url", ["ftp://example.invalid/x.gops", "zip://x::missing.zip", "memory://x.gops",
+                                 "nosuchscheme://x"])
+def test_an_unreachable_solution_url_gets_one_rule_in_every_command(tmp_path, url):
+    # two and three players, every reader: the same line, the rule where solutions live, no [Errno N]
+    from gops_solver.engine.storage import WHERE_SOLUTIONS_LIVE
+    with CliRunner().isolated_filesystem(temp_dir=tmp_path):
+        lines = {one_line(run(*args), f"cannot read {url}: ", WHERE_SOLUTIONS_LIVE) for args in [
+            ("query", "-s", url, *Q), ("query", "--players", 3, "-s", url, *Q3), ("verify", "-s", url),
+            ("verify", "--players", 3, "-s", url), ("evaluate", "--a", "match", "-n", 3, "-s", url),
+            ("simulate", "--players", 3, "-n", 3, "-s", url, "--games", 2),
+            ("export", "-s", url, "--format", "csv", "--out", "e.csv")]}
+        assert len(lines) == 1, lines
+        assert "Errno" not in lines.pop()
+        assert os.listdir(".") == []
+
+
+#: what a Python name looks like in a message: an argument set (equilibrium=True, open_prizes=0), a call
+#: (query(hand_a, ...), verify()), a class (MultiSolution) or an exception (KeyError), an [Errno N]
+PYTHON_NAMES = re.compile(r"\b[a-z_]+=(True|False|None)\b|\b[a-z]+_[a-z_]+=|\b[a-z_]+\([a-z_, .]*\)|\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b"
+                          r"|\[Errno")
+
+
+def test_the_python_names_check_finds_them():
+    for line in ["solve with equilibrium=True to query", "open_prizes=0 is outside 1..4", "use MultiSolution.query",
+                 "query(hand_a, hand_b, pot) is a two-player call", "verify() re-solves", "[Errno 2] No such file"]:
+        assert PYTHON_NAMES.search(line), line
+    assert not PYTHON_NAMES.search("error: --open-prizes 0 is outside 1..4: rules n=4 tie=carry")
+
+
+@pytest.fixture(scope="module")
+def three_player_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("m3")
+    security = folder / "security.gops"
+    assert run("solve", "--players", 3, "-n", 3, "--tie", "discard", "--security-only", "--out", security).exit_code == 0
+    return security
+
+
+@pytest.mark.parametrize("case", ["query security-only", "simulate security-only", "query two-player form",
+                                  "verify two-player form", "evaluate", "open prizes", "bid cards", "cards"])
+def test_command_line_messages_name_options_not_python(three_player_files, case):
+    sec = three_player_files
+    hands = ("--hand-a", "1,2", "--hand-b", "2,3", "--hand-c", "1,3", "--pot", 2, "--prizes", 1, "--scores", "3,0,0")
+    args, words = {
+        "query security-only": (("query", "--players", 3, "-s", sec, *hands), "without --security-only"),
+        "simulate security-only": (("simulate", "--players", 3, "-s", sec, "--games", 2), "without --security-only"),
+        "query two-player form": (("query", "-s", sec, *Q), "add --players 3"),
+        "verify two-player form": (("verify", "-s", sec), "add --players 3"),
+        "evaluate": (("evaluate", "--a", "match", "-s", sec), "gops simulate --players 3"),
+        "open prizes": (("solve", "-n", 4, "--open-prizes", 0), "--open-prizes 0"),
+        "bid cards": (("solve", "-n", 4, "--bid-cards", 3), "--bid-cards 3"),
+        "cards": (("solve", "-n", 0), "--cards 0"),
+    }[case]
+    line = one_line(run(*args), words)
+    assert not PYTHON_NAMES.search(line), line

@@ -87,8 +87,11 @@ def test_lanes_change_no_bit(monkeypatch, tie, order, objective):
     # The jitted kernel solves a pattern's games eight at a time in SIMD lanes where the processor
     # has them (induction.LANES_ON); the same kernel run as plain Python with the lanes turned off
     # takes them one at a time through solve_stage. Every level must come out the same bit for bit.
+    # (The parallel kernel, not the serial twin that a game this small gets: the twins run without lanes.)
     space = full_space(Rules(5, tie, objective, order))
+    monkeypatch.setattr(induction, "is_small", lambda space: False)
     tables, _ = run_induction(space)
+    monkeypatch.undo()
     game = game_axes(space)
     monkeypatch.setattr(induction, "LANES_ON", False)
     kernel = getattr(induction.level_kernel, "py_func", induction.level_kernel)

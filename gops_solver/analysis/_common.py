@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gops_solver.game.errors import InputValueError
 from gops_solver.game.rules import Rules
 from gops_solver.analysis.strategies import CODE_EQUILIBRIUM, Strategy
 
@@ -24,8 +25,11 @@ def check_rules(rules) -> str:
     if not isinstance(rules, Rules):
         raise TypeError("evaluate() takes a Rules object: evaluate('match', Rules(n=6))")
     if rules.players != 2:
-        raise ValueError(f"evaluate and simulate are defined for two players: they play two-player games, not "
-                         f"players={rules.players}; use MultiSolution.query or gops play --players {rules.players}")
+        m = rules.players
+        raise InputValueError(f"evaluate and simulate are defined for two players: they play two-player games, not "
+                              f"players={m}; use MultiSolution.query or gops play --players {m}",
+                              f"this is a {m}-player game: gops simulate --players {m} and gops play --players {m} "
+                              f"play it (gops evaluate plays two-player games)")
     if rules.match != "single":
         return "match"  # a chain of classic games over match positions (:mod:`._match_eval`)
     return "classic" if rules.classic else "variant"

@@ -41,8 +41,9 @@ from gops_solver.analysis._common import (Evaluation, Outcome, check_rules, chec
 from gops_solver.game.rules import Rules
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, unpack_key
 from gops_solver.engine.induction import serial_twin
-from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, PRECOMPUTED_CODES, Seats,
-                                             Strategy, View, check_strategy_rules, make_strategy, policy, policy_rows)
+from gops_solver.analysis.strategies import (CODE_EQUILIBRIUM, CODE_TABLE, CODE_TABLE_NODIFF, PRECOMPUTED_CODES,
+                                             SERIAL_MAX_CARDS, Seats,
+                                             Strategy, View, check_strategy_rules, make_strategy, policy, rows_kernel)
 
 MODE_FIXED, MODE_REACH, MODE_BEST = 0, 1, 2
 
@@ -321,7 +322,7 @@ def _strip_diff(keys):
     out = np.empty_like(keys)
     for i in range(len(keys)):
         ha, hb, pm, c, d = unpack_key(keys[i])
-        out[i] = decision_key(ha, hb, pm, c, 0)
+        out[i] = decision_key(ha, hb, pm, c, np.int64(0))  # typed: a literal 0 is a specialisation of its own
     return out
 
 
@@ -373,7 +374,7 @@ class _Seat:
         if self.code == CODE_TABLE_NODIFF:
             q = np.unique(_strip_diff(_queries(level_keys, self.n, self.seq, self.seat_b)))
             probs = np.zeros((len(q), MAX_CARDS))
-            check_status(policy_rows(CODE_EQUILIBRIUM, q, self.n, self.s.eq, probs))
+            check_status(rows_kernel(self.n)(CODE_EQUILIBRIUM, q, self.n, self.s.eq, probs))
             self.keys, self.probs = q, probs
         if self.code != CODE_TABLE:
             return
@@ -395,10 +396,6 @@ class _Seat:
         """``(code, keys, probs)`` of this seat for the kernels (lookup table of the current level)."""
         return self.code, self.keys, self.probs
 
-
-#: Decks of at most this many cards are evaluated by the serial twins of the parallel kernels: there the
-#: threads save little, and the parallel kernels' compile costs a first run several times the serial ones'.
-SERIAL_MAX_CARDS = 8
 
 _expand_chunks_serial = serial_twin(_expand_chunks, "_expand_chunks_serial")
 _values_serial = serial_twin(_values, "_values_serial")

@@ -7,7 +7,7 @@ discarded) or discards it (``discard``). :class:`Game` applies them and
 keeps the record a person sees; :class:`Opponent` answers, for any decision
 state, the equilibrium (value, both strategies, the stage matrix) and draws
 B's bid from it. :class:`Match` keeps the score between the games of a
-match (docs/rules.md "Match formats"). ``gops play`` (cli.py) only reads bids and
+match (docs/rules.md "Match formats"). ``gops play`` (cli/commands.py) only reads bids and
 prints.
 """
 

@@ -55,9 +55,11 @@ import numpy as np
 from numba import njit, prange
 
 from gops_solver.game.constants import HEURISTICS, MAX_CARDS, PROB_TOL, TOKEN_SCRATCH  # noqa: F401 (HEURISTICS public here)
+from gops_solver.game.cards import format_cards
 from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, classes
 from gops_solver.lp.stage import solve_stage
 from gops_solver.game.statekeys import _popcount, cards_of, decision_key, mask_of, unpack_key  # noqa: F401  (re-exported)
+from gops_solver.engine.induction import serial_twin
 from gops_solver.engine.tables import NO_SLOTS, WORK, GameAxes, LevelTable, stage_matrix, stage_structure
 
 CODE_EQUILIBRIUM = 6
@@ -203,7 +205,7 @@ def _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, as_b=False):
     vals = np.empty(TOKEN_SCRATCH, dtype=np.int64)
     if as_b:
         own, opp, diff = opp, own, -diff
-    u = 0
+    u = np.int64(0)  # typed: a literal 0 would compile stage_structure and its helpers once more for Literal[int](0)
     for v in range(1, n + 1):
         a = (own >> (v - 1)) & 1
         b = (opp >> (v - 1)) & 1
@@ -373,10 +375,10 @@ def policy(code, own, opp, pm_after, pot, diff, n, eq, tab_keys, tab_probs, out)
                     out[v - 1] = 1.0
                     break
                 seen += 1
-    elif code == CODE_EQUILIBRIUM:
-        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out)
-    elif code == CODE_EQUILIBRIUM_B:
-        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, True)
+    elif code == CODE_EQUILIBRIUM or code == CODE_EQUILIBRIUM_B:
+        # one call with a computed flag: a literal True or False (or the default) would each be a
+        # specialisation of its own, the stage matrix and solver compiled again in each
+        return _eq_policy(own, opp, pm_after, pot, diff, n, eq, out, code == CODE_EQUILIBRIUM_B)
     elif code >= CODE_PRECOMPUTED:
         return _precomputed(code - CODE_PRECOMPUTED, own, opp, pm_after, pot, diff, n, tab_keys, tab_probs, out)
     else:
@@ -398,6 +400,18 @@ def policy_rows(code, keys, n, eq, out):
         own, opp, pm, pot, diff = unpack_key(keys[i])
         status[i] = policy(code, own, opp, pm, pot, diff, n, eq, tk, tp, out[i])
     return status.max() if len(keys) else 0
+
+
+#: Decks of at most this many cards are evaluated by the serial twins of the parallel kernels: there the
+#: threads save little, and the parallel kernels' compile costs a first run several times the serial ones'.
+SERIAL_MAX_CARDS = 8
+
+_policy_rows_serial = serial_twin(policy_rows, "_policy_rows_serial")
+
+
+def rows_kernel(n):
+    """:func:`policy_rows` or, for a deck of ``n`` <= :data:`SERIAL_MAX_CARDS` cards, its serial twin (the same rows)."""
+    return _policy_rows_serial if n <= SERIAL_MAX_CARDS else policy_rows
 
 
 # ---------------------------------------------------------------------------
@@ -467,7 +481,8 @@ class Strategy:
         st = policy(self.code, mask_of(view.hand), mask_of(view.opponent), mask_of(view.prizes), int(view.pot),
                     int(view.diff), n, self.eq, *self.table, out)
         if st != 0:
-            raise ValueError(f"strategy {self.name} has no move at {view}: the solution does not cover this state")
+            raise ValueError(f"strategy {self.name} has no move at {state_text(view)}: the solution does not cover "
+                             f"this state")
         return {c: float(out[c - 1]) for c in view.hand}
 
     def batch(self, keys, n: int) -> np.ndarray:
@@ -485,7 +500,7 @@ class Strategy:
         keys = np.asarray(keys, dtype=np.int64)
         out = np.zeros((len(keys), MAX_CARDS))
         if self.code != CODE_TABLE:
-            if policy_rows(self.code, keys, n, self.eq, out) != 0:
+            if rows_kernel(n)(self.code, keys, n, self.eq, out) != 0:
                 raise ValueError(f"strategy {self.name} has no move at a decision: the solution does not cover it")
             return out
         if callable(getattr(self, "rows", None)):
@@ -502,29 +517,58 @@ class Strategy:
         try:
             got = self.func(view)
         except (Exception, SystemExit) as exc:  # a user function's own error (or exit), reported in one line
-            raise ValueError(f"strategy {self.name} raised {type(exc).__name__}: {_capped(exc)}") from None
-        if isinstance(got, dict):
-            try:
-                dist = {_card_key(c): float(p) for c, p in got.items()}
-            except (TypeError, ValueError, OverflowError):
-                raise ValueError(f"strategy {self.name} returned {_capped(got, repr)}: give card -> probability, "
-                                 f"with whole-number cards") from None
-        else:
-            try:
-                probs = [float(p) for p in got]
-            except (TypeError, ValueError):
-                raise ValueError(f"strategy {self.name} returned {_capped(got, repr)}: give a dict card -> probability "
-                                 f"or one probability per card of view.hand") from None
-            if len(probs) != len(view.hand):
-                raise ValueError(f"strategy {self.name} returned {len(probs)} probabilities for a hand of "
-                                 f"{len(view.hand)} cards: give one per card of view.hand")
-            dist = dict(zip(view.hand, probs))
-        extra = set(dist) - set(view.hand)
-        if extra:
-            raise ValueError(f"strategy {self.name} bids {sorted(extra)} not in its hand {list(view.hand)}")
-        if any(not np.isfinite(p) or p < 0 for p in dist.values()) or abs(sum(dist.values()) - 1) > PROB_TOL:
-            raise ValueError(f"strategy {self.name} returned {_capped(dist)}: probabilities must be >= 0 and sum to 1")
-        return {c: dist.get(c, 0.0) for c in view.hand}
+            raise self._misplay(view, f"raised {type(exc).__name__}: {_capped(exc, str, _ECHO_RETURNED)}") from None
+        dist, problem = _user_distribution(got, view.hand)
+        if problem:
+            raise self._misplay(view, problem) from None
+        return dist
+
+    def _misplay(self, view: View, problem: str) -> ValueError:
+        """The one-line error of a strategy that misplays at ``view``: its name, the state, what was wrong."""
+        return ValueError(f"strategy {_capped(self.name)} at {state_text(view)} {problem}")
+
+
+def state_text(view: View) -> str:
+    """A decision state in a few words, for messages: ``hand A,3 vs 2,3, pot 4, hidden 2, diff +1``."""
+    hidden = format_cards(view.prizes) or "none"
+    return f"hand {format_cards(view.hand)} vs {format_cards(view.opponent)}, pot {view.pot}, hidden {hidden}, " \
+           f"diff {int(view.diff):+d}"
+
+
+def _user_distribution(got, hand):
+    """``(card -> probability over hand, None)`` from what a user function returned, or ``(None, problem)``.
+
+    A user object may fail in any way while it is read (its ``__iter__``, ``__float__``, a number too
+    large for a float): each is a problem of the strategy, said in words, never an exception of ours.
+    """
+    shown = _capped(got, repr, _ECHO_RETURNED)
+    wanted = "give a dict card -> probability or one probability per card of view.hand"
+    if isinstance(got, dict):
+        try:
+            dist = {_card_key(c): float(p) for c, p in got.items()}
+        except OverflowError:
+            return None, f"returned {shown}: a number too large; probabilities lie in [0, 1]"
+        except Exception:  # noqa: BLE001 - see above
+            return None, f"returned {shown}: give card -> probability, whole-number cards and numbers"
+    elif isinstance(got, (str, bytes)) or got is None:
+        return None, f"returned {shown}: {wanted}"
+    else:
+        try:
+            probs = [float(p) for p in got]
+        except OverflowError:
+            return None, f"returned {shown}: a number too large; probabilities lie in [0, 1]"
+        except Exception:  # noqa: BLE001 - see above
+            return None, f"returned {shown}: {wanted}"
+        if len(probs) != len(hand):
+            return None, f"returned {len(probs)} probabilities for a hand of {len(hand)} cards: give one per card " \
+                         f"of view.hand"
+        dist = dict(zip(hand, probs))
+    extra = sorted(set(dist) - set(hand))
+    if extra:
+        return None, f"bids {_capped(extra, str, _ECHO_RETURNED)}, not in its hand {format_cards(hand)}"
+    if any(not np.isfinite(p) or p < 0 for p in dist.values()) or abs(sum(dist.values()) - 1) > PROB_TOL:
+        return None, f"returned {_capped(dist, str, _ECHO_RETURNED)}: probabilities must be >= 0 and sum to 1"
+    return {c: dist.get(c, 0.0) for c in hand}, None
 
 
 def _card_key(c) -> int:
@@ -647,10 +691,14 @@ def _import_file(path):
 _ECHO_MAX = 120
 
 
-def _capped(obj, how=str) -> str:
-    """``how(obj)`` on one line and at most :data:`_ECHO_MAX` characters (a 400-digit number is cut)."""
+#: characters of a user strategy's return value that its error echoes (the line also names the state)
+_ECHO_RETURNED = 60
+
+
+def _capped(obj, how=str, limit=_ECHO_MAX) -> str:
+    """``how(obj)`` on one line and at most ``limit`` characters (a 400-digit number is cut)."""
     try:
         text = " ".join(how(obj).split())
     except Exception:  # a user object whose str itself fails (or is too large to print)
         text = f"<{type(obj).__name__}>"
-    return text if len(text) <= _ECHO_MAX else text[:_ECHO_MAX - 30] + f"... ({len(text):,} characters)"
+    return text if len(text) <= limit else text[:max(limit - 30, 10)] + f"... ({len(text):,} characters)"

@@ -30,8 +30,9 @@ def _kernels(command, rules):
     else:
         kernels = [induction._win_kernel if win else induction._points_kernel]
     if command == "evaluate":
-        from gops_solver.analysis import evaluate
-        kernels += [evaluate._kernel(evaluate._expand_chunks, rules.n), evaluate._kernel(evaluate._values, rules.n)]
+        from gops_solver.analysis import evaluate, strategies
+        kernels += [evaluate._kernel(evaluate._expand_chunks, rules.n), evaluate._kernel(evaluate._values, rules.n),
+                    strategies.rows_kernel(rules.n)]
     return kernels, small
 
 

@@ -7,6 +7,7 @@ import sys
 import click
 
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIEBREAKS, TIES
+from gops_solver.game.errors import cli_message
 
 
 @click.command()
@@ -94,7 +95,7 @@ def _read_response(path):
     try:
         strategy = make_strategy(path)
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(cli_message(exc)) from None
     if getattr(strategy, "meta", {}).get("kind") != "response":
         raise click.UsageError(f"{path} is not a response: give a file written by gops exploit --out")
     return strategy
@@ -118,7 +119,7 @@ def _model_response(rules, model, p, solution):
         click.echo(f"computing the response to {model} (P = {1.0 if p is None else p:g})...", err=True)
         return exploit(rules, model, p=1.0 if p is None else p, solution=solution).strategy
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(cli_message(exc)) from None
 
 
 #: addresses that reach this machine only

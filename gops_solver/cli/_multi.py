@@ -87,8 +87,11 @@ def _rules(players, cards, tie, objective, order) -> Rules:
 
 def _stored(path, players, cards, tie, objective, order, selection=None):
     """The solution in ``path``; rule options (and ``--selection``) given as well must match it."""
-    from gops_solver.multi.solution import load_multi
-    sol = load_multi(path)
+    from gops_solver.api import load
+    from gops_solver.multi.solution import MultiSolution
+    sol = load(path)  # read as every command reads a solution (storage.WHERE_SOLUTIONS_LIVE), then its kind
+    if not isinstance(sol, MultiSolution):
+        raise ValueError(f"{path} holds a two-player solution of {sol.rules.describe()}: leave out --players")
     if selection is not None and selection != sol.selection:
         raise ValueError(f"{path} was solved with the {sol.selection} selection: drop --selection "
                          f"or solve again with --selection {selection}")
@@ -328,6 +331,8 @@ def simulate(players, cards, tie, objective, order, as_json, seat_a, seat_b, sea
         seats = [s or ("equilibrium" if i == 0 else "uniform") for i, s in enumerate(given)]
     seats = check_seats(seats, players)
     sol = _solution(players, cards, tie, objective, order, solution, selection)
+    if "equilibrium" in seats:
+        sol.check_equilibrium()  # before the progress bar: the games would stop at the first decision
     bar = None
     if not as_json and not quiet:
         from tqdm import tqdm

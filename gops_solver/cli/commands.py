@@ -73,7 +73,8 @@ class _Gops(Group):
             click.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(2)
         except (ValueError, TypeError) as exc:
-            click.echo(f"error: {one_line(str(exc))}", err=True)
+            from gops_solver.game.errors import cli_message
+            click.echo(f"error: {one_line(cli_message(exc))}", err=True)
             sys.exit(2)
         except MemoryError:
             # a projection that undershot (the checks before each long pass refuse what they can foresee)
@@ -85,7 +86,7 @@ class _Gops(Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
     def resolve_command(self, ctx, args):
-        """``--players 3|4`` sends solve/query/info/verify to :mod:`.cli_multi`; ``--players 2`` is the default."""
+        """``--players 3|4`` sends solve/query/info/verify to :mod:`gops_solver.cli._multi`; ``--players 2`` is the default."""
         from gops_solver.cli._multi import multi, players_in_args, strip_players
         if args and players_in_args(args) != 2:
             if args[0] not in multi.commands:

@@ -317,7 +317,10 @@ def _reveals(level):
         o_sum[t] = level.rev_sum[si, j]
     for t in range(nrt - 2, -1, -1):
         o_next[t] = o_set[t + 1] if o_set[t + 1] != o_set[t] else o_next[t + 1]
-    pot_len = level.cvals[-1] + (level.rev_prize.max() if level.rev_prize.size else 0) + 1
+    top = 0  # the largest prize revealed (a loop: np.max compiles a generic reduction)
+    for t in range(nrt):
+        top = max(top, o_p[t])
+    pot_len = level.cvals[-1] + top + 1
     return o_si, o_p, o_set, o_sum, o_next, pot_len
 
 
@@ -603,17 +606,21 @@ def _keep_failed(M, na, nb, failed_game):
             failed_game[2 + a * nb + b] = M[a, b]
 
 
-def serial_twin(dispatcher, name):
+def serial_twin(dispatcher, name, **constants):
     """``dispatcher``'s Python function compiled again without ``parallel=True``, cached under ``name``.
 
     numba keeps one cache index per function (named by its qualified name
     and line), so the twin is a copy of the function object under another
     name; its cached code never mixes with the parallel kernel's.
+    ``constants`` replace module globals for the twin alone: numba reads
+    globals as compile-time constants, so a branch they switch off is not
+    compiled at all.
     """
     f = getattr(dispatcher, "py_func", None)
     if f is None:  # NUMBA_DISABLE_JIT: the plain function serves
         return dispatcher
-    twin = types.FunctionType(f.__code__, f.__globals__, name, f.__defaults__, f.__closure__)
+    scope = dict(f.__globals__, **constants) if constants else f.__globals__
+    twin = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
     twin.__qualname__ = name
     twin.__doc__ = f"{f.__name__} compiled serially (small games)."
     twin.__module__ = f.__module__
@@ -630,8 +637,10 @@ def is_small(space) -> bool:
     return sum(space.size(k) for k in range(space.kmax + 1)) <= SERIAL_MAX_ENTRIES
 
 
-_points_serial = serial_twin(_points_kernel, "_points_serial")
-_win_serial = serial_twin(_win_kernel, "_win_serial")
+# A small game's games go one at a time (LANES_ON off, the same values bit for bit): the SIMD lanes
+# save little there, and a first run then compiles neither them nor their batched simplex.
+_points_serial = serial_twin(_points_kernel, "_points_serial", LANES_ON=False)
+_win_serial = serial_twin(_win_kernel, "_win_serial", LANES_ON=False)
 
 _SERIAL = {}
 

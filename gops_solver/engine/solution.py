@@ -25,7 +25,8 @@ from gops_solver.game.constants import VALUE_TOL
 from gops_solver.game.encoding import StateSpace, full_space  # noqa: F401  (full_space is public here)
 from gops_solver.engine.induction import level_solves, level_work, run_induction
 from gops_solver.engine.query import QueryResult, query_state  # noqa: F401  (QueryResult is public here)
-from gops_solver.engine.storage import check_out_path, clean_stale_temps, notify, read_solution, write_solution
+from gops_solver.engine.storage import (check_out_path, clean_stale_temps, notify, read_solution, unreachable_url, url_scheme,
+                                        write_solution)
 from gops_solver.game.rules import Rules, validate_state
 from gops_solver.engine.tables import level_view, read_value
 
@@ -80,7 +81,9 @@ class Solution(GameSolution):
         # a points session is additive: three single games
         games = 3 if self.rules.match == "session" else 1
         top = sp.patterns.index([2] * n)
-        return games * float(read_value(level_view(sp, self.tables, n, [0]), top, 0, 0, 0))
+        # one read from Python: the plain function, so that a first run does not compile read_value for it
+        read = getattr(read_value, "py_func", read_value)
+        return games * float(read(level_view(sp, self.tables, n, [0]), top, 0, 0, 0))
 
     def __repr__(self):
         return (f"Solution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
@@ -262,7 +265,16 @@ def load_classic(path, rules: Rules | None = None, check: bool = True, tiebreak_
         raise TypeError(f"rules must be a Rules object, e.g. load(path, rules=Rules(n=6)), not {type(rules).__name__}")
     path = os.fspath(path)
     from gops_solver.engine._blockstore import is_store
-    if is_store(path):  # a block store written by gops solve --memory / --workers (gops_solver.engine.blocked)
+    if url_scheme(path) is not None:  # a URL may name a block store only (storage.WHERE_SOLUTIONS_LIVE)
+        try:
+            store = is_store(path)
+        except ValueError as exc:
+            raise unreachable_url(path, exc) from None
+        if not store:
+            raise unreachable_url(path)
+    else:
+        store = is_store(path)
+    if store:  # a block store written by gops solve --memory / --workers (gops_solver.engine.blocked)
         from gops_solver.engine.blocked import open_store
         saved_rules, space, tables, info = open_store(path, rules, check)
         sol = Solution(saved_rules, space, tables, info.get("stage_games", 0), info.get("seconds", 0.0),

@@ -209,19 +209,51 @@ def url_scheme(path):
     return m.group(0)[:-3].lower() if m else None
 
 
+#: where solutions may live, said the same way by every command and engine
+WHERE_SOLUTIONS_LIVE = ("solution files live on local paths; only a block store (gops solve --memory) may be "
+                        "at an fsspec URL")
+
+
 def refuse_url(path, verb: str = "read") -> None:
     """The one place that decides what a URL may name: a block store (through fsspec), never a file.
 
     Raises
     ------
     ValueError
-        ``path`` is a URL (one line naming it and what to do instead).
+        ``path`` is a URL (one line naming it and :data:`WHERE_SOLUTIONS_LIVE`).
     """
-    scheme = url_scheme(path)
-    if scheme is not None:
-        raise ValueError(f"cannot {verb} {path}: {scheme}:// is a URL, and gops {verb}s solution files on local "
-                         f"paths only (a block store of gops solve --memory may live behind an fsspec URL); "
-                         f"copy the file to a local path")
+    if url_scheme(path) is not None:
+        raise ValueError(f"cannot {verb} {path}: {WHERE_SOLUTIONS_LIVE}; copy the file to a local path")
+
+
+def unreachable_url(path, exc=None) -> ValueError:
+    """The one-line error for a URL that holds no block store gops can read: ``exc`` the failure, in words.
+
+    ``exc`` is what reaching it raised (None: reached, and no store there). Its
+    cause is given in words, never in Python's ``[Errno N]`` form.
+    """
+    if exc is None:
+        reason = "no block store there"
+    else:
+        cause = exc.__context__ if exc.__suppress_context__ and exc.__context__ is not None else exc
+        reason = f"it cannot be reached ({in_words(cause)})"
+    return ValueError(f"cannot read {path}: {reason}; {WHERE_SOLUTIONS_LIVE}")
+
+
+_ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
+
+
+def in_words(exc: BaseException) -> str:
+    """An exception's cause as a short phrase: the OS's words for an ``OSError``, else its first line.
+
+    Never Python's ``[Errno N]`` prefix; at most 120 characters.
+    """
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror + (f": {exc.filename}" if exc.filename else "")
+    else:
+        text = (str(exc).strip().splitlines() or [""])[0]
+        text = _ERRNO.sub("", text) or type(exc).__name__.lower()
+    return text if len(text) <= 120 else text[:100] + "..."
 
 
 def require_regular(path, what: str = "file") -> None:

@@ -158,7 +158,10 @@ def level_axes(space, k: int) -> LevelAxes:
         seq_next = hidden = 0
     else:
         seq_next, hidden = int(space.seq[len(space.items) - k]), space.hidden_sum(k)
-    return LevelAxes(k, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k], pats.level_code[k], space.sets[k],
+    # pattern lengths as int64: the helpers that take a length (stage_structure, classes, successor) then
+    # compile once for the kernels and for every other caller, not again for int8
+    return LevelAxes(k, lay.canonical, lay.offset, lay.ncarry, pats.level_u[k].astype(np.int64), pats.level_code[k],
+                     space.sets[k],
                      space.cvals[k], space.min_ties[k], int(space.dmax[k]), seq_next, hidden,
                      *level_reveals(space, k))
 
@@ -256,8 +259,23 @@ def reveal_order(level):
     games read the same row of every successor's block in the level below.
     The sort is stable: each set's reveals keep one relative order whatever
     the other sets, so a set's average sums in the same order in any chunk.
+    It counts (the keys are set ranks, small integers): the same order as
+    ``np.argsort(kind="mergesort")``, whose compile cost a first solve seconds.
     """
-    return np.argsort(level.rev_set.ravel(), kind="mergesort")
+    keys = level.rev_set.ravel()
+    top = 0
+    for t in range(len(keys)):
+        top = max(top, keys[t])
+    start = np.zeros(top + 2, dtype=np.int64)
+    for t in range(len(keys)):
+        start[keys[t] + 1] += 1
+    for s in range(top + 1):
+        start[s + 1] += start[s]
+    order = np.empty(len(keys), dtype=np.int64)
+    for t in range(len(keys)):
+        order[start[keys[t]]] = t
+        start[keys[t]] += 1
+    return order
 
 
 @njit(cache=True, inline="always")

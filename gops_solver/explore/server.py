@@ -359,7 +359,7 @@ class Explorer:
         made = meta.get("rules")
         about = {"name": self.response.name, "model": meta.get("model"), "p": meta.get("p"),
                  "risk": meta.get("risk")}
-        if made != ans.rules:
+        if made is not None and made != ans.rules:
             return {**about, "bids": None, "note": f"the response was computed for {made.describe()}: "
                                                    f"shown at the positions of those rules only"}
         from gops_solver.analysis.strategies import View

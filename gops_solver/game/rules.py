@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from gops_solver.game.cards import parse_cards
 from gops_solver.game.constants import MAX_CARDS
+from gops_solver.game.errors import InputValueError
 
 TIES = ("carry", "discard")
 OBJECTIVES = ("points", "win")
@@ -86,10 +87,12 @@ class Rules:
             try:
                 n = int(str(n))
             except ValueError:
-                raise ValueError(f"n={self.n!r} is not a whole number: give a deck size 1..{MAX_CARDS}") from None
+                raise InputValueError(f"n={self.n!r} is not a whole number: give a deck size 1..{MAX_CARDS}",
+                                      f"--cards {self.n!r} is not a whole number: give a deck size 1..{MAX_CARDS}") from None
             object.__setattr__(self, "n", n)
         if not 1 <= n <= MAX_CARDS:
-            raise ValueError(f"n={n} is outside 1..{MAX_CARDS}: choose a deck size between 1 and {MAX_CARDS}")
+            raise InputValueError(f"n={n} is outside 1..{MAX_CARDS}: choose a deck size between 1 and {MAX_CARDS}",
+                                  f"--cards {n} is outside 1..{MAX_CARDS}: choose a deck size between 1 and {MAX_CARDS}")
         tie = str(self.tie).lower()
         if tie not in TIES:
             raise ValueError(f"unknown tie rule {self.tie!r}: use one of {', '.join(TIES)}")
@@ -150,14 +153,16 @@ class Rules:
         """Validate ``bid_cards``, ``open_prizes`` and ``tiebreak`` (docs/rules.md "Variants of 002")."""
         bid = self.bid_cards
         if isinstance(bid, bool) or str(bid).strip() not in ("1", "2"):
-            raise ValueError(f"bid_cards={bid!r} is not allowed: each player bids 1 or 2 cards a round")
+            raise InputValueError(f"bid_cards={bid!r} is not allowed: each player bids 1 or 2 cards a round",
+                                  f"--bid-cards {bid} is not allowed: each player bids 1 or 2 cards a round")
         m = self.open_prizes
         try:
             m_int = int(str(m).strip()) if not isinstance(m, bool) else None
         except ValueError:
             m_int = None
         if m_int is None or not 1 <= m_int <= self.n:
-            raise ValueError(f"open_prizes={m!r} is outside 1..{self.n}: the row holds 1..n prizes (1 is the classic game)")
+            raise InputValueError(f"open_prizes={m!r} is outside 1..{self.n}: the row holds 1..n prizes (1 is the classic game)",
+                                  f"--open-prizes {m} is outside 1..{self.n}: the row holds 1..n prizes (1 is the classic game)")
         tiebreak = str(self.tiebreak).lower()
         if tiebreak not in TIEBREAKS:
             raise ValueError(f"unknown tiebreak {self.tiebreak!r}: use one of {', '.join(TIEBREAKS)}")

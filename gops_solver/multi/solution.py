@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gops_solver.engine.base import GameSolution
+from gops_solver.game.errors import InputValueError
 from gops_solver.game.rules import Rules
 from .constants import SECURITY_TOL
 from .equilibrium import deviation_gain, select_equilibrium, selection_code
@@ -114,8 +115,10 @@ class MultiSolution(GameSolution):
 
     def _two_player(self, what: str):
         m = self.rules.players
-        return ValueError(f"{what} is a two-player call, not defined for {m} players: read security and values "
-                          f"(one per player) or query(hands, pot, prizes, scores)")
+        return InputValueError(f"{what} is a two-player call, not defined for {m} players: read security and values "
+                               f"(one per player) or query(hands, pot, prizes, scores)",
+                               f"this solution is of a {m}-player game: add --players {m}, with a hand per player "
+                               f"(--hand-a, --hand-b, --hand-c{', --hand-d' if m == 4 else ''})")
 
     @property
     def value(self) -> float:
@@ -163,11 +166,17 @@ class MultiSolution(GameSolution):
             raise self._two_player("query(hand_a, hand_b, pot, prizes, diff, ...)")
         return self.answer(validate_multi_state(self.rules, hands, pot, prizes, scores))
 
+    def check_equilibrium(self) -> None:
+        """Raise ``ValueError`` (one line) when this solution holds security values only (no equilibrium to play)."""
+        if not self.induction.with_equilibrium:
+            raise InputValueError("this solution holds security values only: solve with equilibrium=True to query",
+                                  "this solution holds security values only: to query positions, solve again "
+                                  "without --security-only")
+
     def answer(self, state: MultiState) -> MultiQuery:
         """:meth:`query` for a state already validated (the simulator's and play's bots)."""
+        self.check_equilibrium()
         ind = self.induction
-        if not ind.with_equilibrium:
-            raise ValueError("this solution holds security values only: solve with equilibrium=True to query")
         masks = relabel(state.hands)
         key, perm = ind.key(masks, state.pot, state.prizes, state.scores)
         if key not in ind.table:
@@ -204,9 +213,10 @@ class MultiSolution(GameSolution):
             stage game, see docs/multiplayer.md).
         """
         if two_player:
-            raise ValueError(f"verify({', '.join(sorted(two_player))}) is the two-player form, not defined for "
-                             f"{self.rules.players} players: verify() re-solves every state "
-                             f"(gops verify --players {self.rules.players} --solution FILE)")
+            m = self.rules.players
+            raise InputValueError(f"verify({', '.join(sorted(two_player))}) is the two-player form, not defined for "
+                                  f"{m} players: verify() re-solves every state", f"this solution is of a "
+                                  f"{m}-player game: add --players {m} (gops verify --players {m} -s FILE)")
         ind = self.induction
         checker = Induction(self.rules, stage_solver=backend)
         checker.table = ind.table  # successors are read from the stored table

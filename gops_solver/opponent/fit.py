@@ -28,7 +28,7 @@ import numpy as np
 from gops_solver.analysis.models import OpponentModel, cell_key, features, read_model as _read_model
 from gops_solver.game.constants import EM_PRUNE, EM_TOL
 from gops_solver.analysis.strategies import (CODE_TABLE, HEURISTICS, MAX_CARDS, View, cards_of, decision_key,
-                                             make_strategy, policy_rows)
+                                             make_strategy, rows_kernel)
 
 #: the components of a mixture unless told otherwise (user strategies are added to them)
 DEFAULT_COMPONENTS = HEURISTICS + ("equilibrium",)
@@ -60,7 +60,7 @@ def _component_rows(strategies, dec, n):
                 for c, pr in dist.items():
                     rows[u, c - 1] = pr
         else:
-            st = policy_rows(s.code, uniq, n, s.eq, rows)
+            st = rows_kernel(n)(s.code, uniq, n, s.eq, rows)
             if st != 0:
                 raise RuntimeError(f"strategy {s.name} failed at a recorded state (status {st}); this is a bug")
         out[i] = rows[inv, :n]

@@ -530,11 +530,12 @@ class _Game:
 
     def strategies(self, dkeys, dprobs, labels):
         """The table-driven strategies of the decisions ``dkeys`` (per level): the g-th of ``labels``
-        ``(name, meta)`` plays the rows ``dprobs[level][g]``."""
+        ``(name, meta)`` plays the rows ``dprobs[level][g]``; each ``meta`` gains the ``rules`` it was
+        computed for, as a response read from its file carries them."""
         # one decision met from two states is the same stage game: kept once
         keys, first = np.unique(np.concatenate(dkeys), return_index=True)
         return [Strategy.precomputed(name, keys, np.concatenate([dp[g] for dp in dprobs])[first], self.keep_diff,
-                                     self.ranks, meta) for g, (name, meta) in enumerate(labels)]
+                                     self.ranks, {**meta, "rules": self.rules}) for g, (name, meta) in enumerate(labels)]
 
 
 def restricted_response(rules: Rules, model, p: float, solution=None, game=None, tick=None):

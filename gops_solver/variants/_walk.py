@@ -3,7 +3,7 @@
 A state before the fill is ``(hand_a, hand_b, pile, row, carry, diff)``:
 sorted hands, the face-down pile (in reveal order for a fixed order, else
 sorted), the face-up row (sorted), the carried pot and the score difference.
-A round fills the row from the pile (RULES.md "Variants of 002"), both
+A round fills the row from the pile (docs/rules.md "Variants of 002"), both
 players bid, the larger total takes the carried pot and a prize of the
 winner's choice from the row, and a tie moves the lowest prize out of the
 row (into the pot under ``carry``). :mod:`gops_solver.analysis` plays
