@@ -129,3 +129,22 @@ def test_round_robin_json_and_csv(tmp_path):
 def test_bad_input_is_one_line_and_exit_2(args, says):
     res = run("score", *args, *([] if "--cards" in args else ["--cards", "4"] if args != ["uniform"] else []))
     assert res.exit_code == 2 and says in res.output and len(res.output.strip().splitlines()) == 1, res.output
+
+
+@pytest.mark.parametrize("n,objective", [(4, "points"), (3, "win")])
+def test_a_cfr_policy_of_openspiel_has_openspiels_exploitability(n, objective):
+    # OpenSpiel's own CFR on its goofspiel (n = 4, discard); OpenSpiel's exploitability is the mean of the
+    # two seats' in its own units, which score reports beside the seats' (exact on the history tree)
+    pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import cfr, exploitability
+    from gops_solver.analysis.openspiel import load_game
+    rules = Rules(n=n, tie="discard", objective=objective)
+    game = load_game(rules)
+    solver = cfr.CFRSolver(game)
+    for _ in range(2):
+        solver.evaluate_and_update_policy()
+    policy = solver.average_policy()
+    got = score_agent(policy, rules, opponents=())
+    assert got.kind == "openspiel" and got.method == "history tree"
+    assert abs(got.openspiel_exploitability - exploitability.exploitability(game, policy)) <= 1e-9
+    assert got.seat_exploitability["a"] > 0 and got.seat_exploitability["b"] > 0

@@ -79,7 +79,13 @@ class AgentScore:
     against : dict
         Opponent name -> :class:`Figures`: ``equilibrium`` and each heuristic.
     exploitability : float or None
-        The game value minus the agent's value against its best reply (None when sampled).
+        The game value minus the agent's value against its best reply (None when sampled). An OpenSpiel
+        policy plays both seats: the mean of its two seats' (OpenSpiel's ``exploitability``).
+    seat_exploitability : dict or None
+        An OpenSpiel policy's exploitability in each seat, ``{"a": ..., "b": ...}``.
+    openspiel_exploitability : float or None
+        An OpenSpiel policy's exploitability in OpenSpiel's units, what its
+        ``exploitability.exploitability`` reports (under ``points`` OpenSpiel pays half the margin).
     game_value : float
     failure : str or None
         The agent's misbehaviour, one line; then nothing else is scored.
@@ -94,11 +100,14 @@ class AgentScore:
     game_value: float = 0.0
     failure: str | None = None
     seconds: float = 0.0
+    seat_exploitability: dict | None = None
+    openspiel_exploitability: float | None = None
 
     def to_dict(self) -> dict:
         return {"agent": self.agent, "kind": self.kind, "method": self.method,
                 "against": {k: v.to_dict() for k, v in self.against.items()},
-                "exploitability": self.exploitability, "game_value": self.game_value, "failure": self.failure,
+                "exploitability": self.exploitability, "seat_exploitability": self.seat_exploitability,
+                "openspiel_exploitability": self.openspiel_exploitability, "game_value": self.game_value, "failure": self.failure,
                 "seconds": round(self.seconds, 3)}
 
 
@@ -147,7 +156,8 @@ def tree_outcome(table, seat_a, seat_b):
 
     ``seat_a``, ``seat_b``: ``f(path) -> {bid: p}`` with ``path`` the game's decision
     states so far; ``seat_b`` None: B best-responds, minimising A's payoff at
-    every history (B sees the bids and prizes, as the rules say).
+    every history (B sees the bids and prizes, as the rules say); ``seat_a``
+    None: A best-responds, maximising it.
 
     Returns
     -------
@@ -158,6 +168,14 @@ def tree_outcome(table, seat_a, seat_b):
 
     def decide(path):
         st = path[-1]
+        if seat_a is None:
+            pb = {b: q for b, q in seat_b(path).items() if q > 0}
+            top = None
+            for a in table.legal(st.hands[0]):
+                got = _mix(pb, lambda b: after(path, a, b))
+                if top is None or got[0] > top[0]:
+                    top = got
+            return top
         pa = seat_a(path)
         if best:
             top = None
@@ -270,7 +288,8 @@ def _method(agent, rules):
     return "history tree" if history_decisions(rules) <= HISTORY_MAX_DECISIONS else "sampled"
 
 
-def score_agent(agent, rules, solution=None, timeout=None, games=2000, seed=0) -> AgentScore:
+def score_agent(agent, rules, solution=None, timeout=None, games=2000, seed=0,
+                opponents=("equilibrium",) + HEURISTICS) -> AgentScore:
     """Score one agent in seat A: against the equilibrium, its exploitability, against each heuristic.
 
     Parameters
@@ -285,6 +304,8 @@ def score_agent(agent, rules, solution=None, timeout=None, games=2000, seed=0) -
         Seconds each call of the agent may take.
     games, seed : int
         Games per opponent, and the seed, when the agent is sampled.
+    opponents : sequence of str
+        The strategies it plays against (``equilibrium`` and the heuristics).
 
     Returns
     -------
@@ -300,9 +321,9 @@ def score_agent(agent, rules, solution=None, timeout=None, games=2000, seed=0) -
     out = AgentScore(agent.name, agent.kind, _method(agent, rules), game_value=float(solution.value))
     try:
         if out.method == "exact":
-            _score_markov(agent, rules, solution, out)
+            _score_markov(agent, rules, solution, out, opponents)
         else:
-            _score_history(agent, rules, solution, out, games, seed)
+            _score_history(agent, rules, solution, out, games, seed, opponents)
     except AgentFailure as exc:
         out.failure, out.against, out.exploitability = str(exc), {}, None
     except ValueError as exc:
@@ -313,21 +334,22 @@ def score_agent(agent, rules, solution=None, timeout=None, games=2000, seed=0) -
     return out
 
 
-def _score_markov(agent, rules, solution, out):
+def _score_markov(agent, rules, solution, out, opponents):
     from gops_solver.analysis.evaluate import evaluate, play_out
     strategy = agent.strategy(solution)
     ev = evaluate(strategy, rules, "equilibrium", solution)
-    out.against["equilibrium"] = Figures.of_outcome(ev.vs_opponent)
+    if "equilibrium" in opponents:
+        out.against["equilibrium"] = Figures.of_outcome(ev.vs_opponent)
     out.exploitability = ev.exploitability
-    for h in HEURISTICS:
+    for h in (o for o in opponents if o != "equilibrium"):
         out.against[h] = Figures.of_outcome(play_out(strategy, h, rules, solution))
 
 
-def _score_history(agent, rules, solution, out, games, seed):
+def _score_history(agent, rules, solution, out, games, seed, opponents):
     table = Table(rules)
     exact = out.method == "history tree"
     me = _Seat(table, agent, 0, solution, live=not exact)
-    for name in ("equilibrium",) + HEURISTICS:
+    for name in opponents:
         opp = _Seat(table, name, 1, solution)
         if exact:
             out.against[name] = _figures(*tree_outcome(table, me, opp))
@@ -336,6 +358,13 @@ def _score_history(agent, rules, solution, out, games, seed):
     if exact:
         value, _ = tree_outcome(table, me, None)
         out.exploitability = out.game_value - value
+        if agent.kind == "openspiel":
+            # a policy of both players: OpenSpiel's exploitability is the mean of its two seats' (NashConv / 2)
+            value_b, _ = tree_outcome(table, None, _Seat(table, agent, 1, solution))
+            out.seat_exploitability = {"a": out.exploitability, "b": value_b - out.game_value}
+            out.exploitability = (out.exploitability + value_b - out.game_value) / 2
+            # OpenSpiel's point_difference returns pay each player its points minus the mean: half the margin
+            out.openspiel_exploitability = out.exploitability * (0.5 if rules.objective == "points" else 1.0)
 
 
 def round_robin(agents, rules, solution=None, timeout=None, games=2000, seed=0):
