@@ -80,6 +80,22 @@ def state_text(view: View) -> str:
             f"hidden {format_cards(view.prizes) or '-'} | diff {view.diff:+d}")
 
 
+class _Where:
+    """Where an agent was asked, for a failure's message: rendered only when a message is formatted (most
+    calls succeed, and rendering every state costs more than asking a simple agent)."""
+
+    __slots__ = ("render", "args")
+
+    def __init__(self, render, *args):
+        self.render, self.args = render, args
+
+    def __str__(self):
+        return self.render(*self.args)
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+
 def prompt(view: View, rules) -> str:
     """The text a text agent is asked at a decision state."""
     return "\n".join([
@@ -161,7 +177,7 @@ class Agent:
         return got
 
     def _ask(self, view):
-        where = state_text(view)
+        where = _Where(state_text, view)
         if self.kind == "text":
             reply = self._call(self.obj, (prompt(view, self.rules),), where)
             got = {self._parse(reply, view, where): 1.0}
@@ -234,7 +250,7 @@ class Agent:
             except ValueError as exc:  # a built-in strategy lacking the state
                 raise AgentFailure(f"agent {self.name}: {exc}") from None
             return {(c,): p for c, p in got.items()}
-        where = _node_text(table, st, seat)
+        where = _Where(_node_text, table, st, seat)
         if self.kind == "openspiel":
             from gops_solver.env.openspiel_agents import openspiel_distribution
             got = self._call(openspiel_distribution, (self.obj, table, st, seat), where)
