@@ -43,7 +43,7 @@ import threading
 import numpy as np
 
 from gops_solver.analysis.strategies import View, _capped, _import_file, make_strategy
-from gops_solver.game.cards import format_cards
+from gops_solver.game.cards import format_cards, parse_card
 from gops_solver.game.constants import HEURISTICS, PROB_TOL
 
 
@@ -111,7 +111,6 @@ def prompt(view: View, rules) -> str:
 
 
 _CARD = re.compile(r"\b(1[0-3]|[1-9]|[AJQK])\b", re.IGNORECASE)
-_NAMES = {"A": 1, "J": 11, "Q": 12, "K": 13}
 
 
 class Agent:
@@ -211,7 +210,7 @@ class Agent:
             raise AgentFailure(f"agent {self.name} replied {_capped(reply, repr)}, which names no card, at {where}: "
                                f"reply with a card of the hand")
         tok = m.group(1).upper()
-        card = _NAMES.get(tok) or int(tok)
+        card = parse_card(tok)
         if card not in view.hand:
             raise AgentFailure(f"agent {self.name} bid {card} not in its hand at {where}: bid a card it holds")
         return card
