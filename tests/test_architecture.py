@@ -106,9 +106,21 @@ def test_the_cycle_check_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_the_package_has_at_most_twelve_top_level_entries():
+def test_the_package_has_at_most_thirteen_top_level_entries():
+    # the facade, __main__, api.py and the ten subpackages of docs/architecture.md
     entries = sorted(p.name for p in PKG.iterdir() if p.name != "__pycache__" and not p.name.startswith("."))
-    assert len(entries) <= 12, f"{len(entries)} entries at the top of gops_solver: {entries}"
+    assert len(entries) <= 13, f"{len(entries)} entries at the top of gops_solver: {entries}"
+
+
+def test_the_agent_environments_sit_above_the_analyses():
+    # env/ reads analysis/ and opponent/; nothing below it (the engines, analysis, opponent) imports env/
+    graph = import_graph()
+    below = ("gops_solver.game", "gops_solver.lp", "gops_solver.engine", "gops_solver.variants",
+             "gops_solver.multi", "gops_solver.api", "gops_solver.analysis", "gops_solver.opponent")
+    up = sorted(f"{m} -> {d}" for m, deps in graph.items() if m.startswith(below)
+                for d in deps if d.startswith("gops_solver.env"))
+    assert up == [], "a lower layer imports the environments: " + ", ".join(up)
+    assert any(d.startswith("gops_solver.analysis") for d in graph["gops_solver.env.seats"])
 
 
 def test_facades_are_short_and_lazy():

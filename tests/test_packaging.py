@@ -55,7 +55,9 @@ def test_package_metadata_is_complete():
     assert meta["readme"] == "README.md" and meta["scripts"]["gops"] == "gops_solver.cli.entry:main"
     assert any(c.startswith("Intended Audience") for c in meta["classifiers"])
     assert any(c.startswith("Programming Language :: Python :: 3.") for c in meta["classifiers"])
-    assert {"test", "export", "openspiel", "docs"} <= set(meta["optional-dependencies"])
+    assert {"test", "export", "openspiel", "docs", "env"} <= set(meta["optional-dependencies"])
+    # the README's test command runs the environment tests: the test extra holds their packages
+    assert {"pettingzoo", "gymnasium"} <= {d.split(">")[0] for d in meta["optional-dependencies"]["test"]}
     cff = (ROOT / "CITATION.cff").read_text()
     assert "cff-version:" in cff and f"version: {gops_solver.__version__}" in cff and "license: MIT" in cff
 

@@ -631,6 +631,25 @@ def evaluate(strategy, rules: Rules, against="equilibrium", solution=None, progr
                       time.perf_counter() - t0)
 
 
+def play_out(strategy, against, rules: Rules, solution=None) -> Outcome:
+    """Exact figures of ``strategy`` (seat A) against ``against`` (seat B): :func:`evaluate`'s first
+    pass alone, with no best reply (a single classic game).
+
+    Raises
+    ------
+    ValueError
+        Unknown strategies, or rules other than a single classic two-player game.
+    """
+    if check_rules(rules) != "classic":
+        raise ValueError(f"play_out takes a single classic game, not {rules.describe()}: use evaluate")
+    solution = solution_for(rules, solution, strategy, against)
+    sa, sb = make_strategy(strategy, solution), make_strategy(against, solution)
+    check_strategy_rules(sa, rules)
+    check_strategy_rules(sb, rules)
+    dist = margin_distribution(rules, _Seat(sa, rules, False), _Seat(sb, rules, True))
+    return Outcome.from_distribution(dist, rules.objective)
+
+
 def match_kernels():
     """The exact one-game computations a match evaluation chains (:class:`~._match_eval.GameKernels`)."""
     from gops_solver.analysis._match_eval import GameKernels

@@ -11,7 +11,7 @@ from gops_solver.game.jsonout import dumps
 
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
-_FORMATS = ("csv", "parquet", "npz", "openspiel")
+_FORMATS = ("csv", "parquet", "npz", "openspiel", "efg")
 #: an export without --solution solves the game first; past this it asks for a stored solution
 _MAX_SOLVE_SECONDS = 600
 
@@ -28,7 +28,8 @@ _MAX_SOLVE_SECONDS = 600
 @click.option("--level", "-k", default=None, type=int, metavar="K",
               help="only the states with K cards in each hand (round N - K + 1)")
 @click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS),
-              help="csv, parquet, npz (columns in docs/export.md), or openspiel (a tabular policy)")
+              help="csv, parquet, npz (columns in docs/export.md), openspiel (a tabular policy), or efg (Gambit's "
+                   "extensive form of the whole game, n <= 5)")
 @click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="file to write (atomically), or - for standard output (csv, openspiel)")
 @click.option("--max-rows", default=None, type=click.IntRange(min=1), metavar="M",
@@ -53,6 +54,9 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     from gops_solver.engine.storage import check_out_path
     check_out_path(out, stdout=True)  # a path that cannot be written, or another writer's: refused before the work
     t0 = time.perf_counter()
+    if fmt == "efg":  # the game itself, not its solution: nothing to solve
+        _export_efg(solution, cards, tie, objective, order, rounds, level, max_rows, out, as_json, as_csv, t0)
+        return
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
         sol = load(solution)
@@ -118,4 +122,43 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     what = f"level {level}" if level is not None else f"rounds 1..{rounds if rounds is not None else rules.n}"
     echo(f"rules    {rules.describe()}")
     echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}" + (f", {size:,} bytes" if size is not None else ""))
+    echo(f"time     {seconds:.2f} s")
+
+
+def _export_efg(solution, cards, tie, objective, order, rounds, level, max_rows, out, as_json, as_csv, t0):
+    """``--format efg``: the game tree of the rules (given, or of the solution file), written by pygambit."""
+    from gops_solver.analysis.gambit import check_efg_rules, extensive_game, efg_terminals
+    if rounds is not None or level is not None or max_rows is not None:
+        raise click.UsageError("--format efg writes the whole game tree: drop --rounds/--level/--max-rows")
+    if solution is not None:
+        from gops_solver.analysis.answer import file_rules
+        from gops_solver.api import load
+        rules = file_rules(load(solution).rules, solution, n=cards, tie=tie, objective=objective, order=order)
+    elif cards is None:
+        raise click.UsageError("give --cards N (and the rules), or --solution FILE for its rules")
+    else:
+        rules = Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
+    try:
+        check_efg_rules(rules)
+        game = extensive_game(rules)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    text = game.to_efg()  # pygambit's own writer
+    data = text.encode("utf-8")
+    from gops_solver.engine.storage import atomic_write
+    atomic_write(out, [data], stdout=True)
+    seconds = time.perf_counter() - t0
+    echo = (lambda line: click.echo(line, err=True)) if out == "-" else click.echo
+    terminals = efg_terminals(rules)
+    if as_json:
+        echo(dumps({"rules": rules.to_dict(), "format": "efg", "out": out, "terminals": terminals,
+                    "bytes": len(data), "seconds": round(seconds, 3)}))
+        return
+    if as_csv:
+        from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
+        echo(csv_text(RULES_HEADER + ["format", "out", "terminals", "bytes", "seconds"],
+                      [rules_cells(rules) + ["efg", out, terminals, len(data), round(seconds, 3)]]))
+        return
+    echo(f"rules    {rules.describe()}")
+    echo(f"wrote    the game tree ({terminals:,} terminal histories) to {out}, efg, {len(data):,} bytes")
     echo(f"time     {seconds:.2f} s")

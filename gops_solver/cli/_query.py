@@ -30,15 +30,31 @@ from gops_solver.game.jsonout import dumps
 @click.option("--match-score", default=None, metavar="SCORE",
               help="matches: session total A-B of earlier games (e.g. -4), or best-of games won A-B (e.g. 1-0)")
 @click.option("--matrix", "show_matrix", is_flag=True, help="also show the stage game: A's value for each pair of bids")
+@click.option("--format", "fmt", type=click.Choice(["text", "nfg"]), default="text",
+              help="nfg: with --matrix, print the stage game as a Gambit .nfg file (pygambit's writer) [text]")
 @players_option("query")
 def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
-          match, draw, game, match_score, show_matrix):
+          match, draw, game, match_score, show_matrix, fmt):
     """Value and optimal bid distributions of one decision state."""
     from gops_solver.analysis.answer import answer_query
     from gops_solver.api import load
+    if fmt == "nfg" and (not show_matrix or as_json):
+        raise click.UsageError("--format nfg prints the stage game alone: give --matrix, without --json")
     ans = answer_query(hand_a, hand_b, pot, prizes, diff, cards=cards, tie=tie, objective=objective, order=order,
                        match=match, draw=draw, game=game, match_score=match_score, stage_solver=stage_solver,
                        solution=None if solution is None else load(solution), solution_name=solution)
+    if fmt == "nfg":
+        from gops_solver.analysis.gambit import strategic_game
+        st = ans.state
+        title = (f"Goofspiel {ans.rules.describe()} stage game: hand A {format_cards(sorted(st.hand_a))} | hand B "
+                 f"{format_cards(sorted(st.hand_b))} | pot {st.pot} | hidden {format_cards(st.prizes) or '-'} | "
+                 f"diff {st.diff:+d}")
+        try:
+            text = strategic_game(stage_game(ans.result), title).to_nfg()  # pygambit's own writer
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        click.echo(text, nl=not text.endswith("\n"))
+        return
     if as_json:
         if show_matrix:
             click.echo(dumps({**ans.to_dict(), "matrix": stage_game(ans.result).to_dict()}))

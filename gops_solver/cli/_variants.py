@@ -155,9 +155,10 @@ def _solve(cards, tie, objective, order, out, as_json, stage_solver, resume, res
 
 
 def _query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, diff, as_json, stage_solver,
-           match, draw, game, match_score, show_matrix, bid_cards, open_prizes, tiebreak, row, match_total):
+           match, draw, game, match_score, show_matrix, bid_cards, open_prizes, tiebreak, row, match_total,
+           fmt="text"):
     from gops_solver.api import load, solve as solve_rules
-    if show_matrix:
+    if show_matrix or fmt != "text":
         raise click.UsageError("--matrix shows the classic game's stage game; the variants' strategies are "
                                "printed without it")
     if solution is not None:

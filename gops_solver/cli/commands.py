@@ -30,7 +30,7 @@ _PROGRESS_MIN_EVAL_CARDS = 8  # exact evaluations of smaller decks take a few se
 
 #: ``gops --help`` lists the commands by what they are for; a command missing here is listed under "Other"
 COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify", "warmup")),
-                    ("Analyse strategies", ("evaluate", "simulate", "exploit", "model", "records")),
+                    ("Analyse strategies", ("evaluate", "simulate", "score", "exploit", "model", "records")),
                     ("Play", ("play",)),
                     ("Export and explore", ("export", "explore")))
 
@@ -839,6 +839,8 @@ def _match_info(rules, as_json, as_csv):
 
 from gops_solver.cli._export import export as _export  # noqa: E402  (its own module: one concern each)
 cli.add_command(_export)
+from gops_solver.cli._score import score as _score  # noqa: E402
+cli.add_command(_score)
 from gops_solver.cli._exploit import exploit as _exploit  # noqa: E402
 cli.add_command(_exploit)
 from gops_solver.cli._model import model as _model, records as _records  # noqa: E402
