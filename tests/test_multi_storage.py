@@ -52,7 +52,7 @@ def test_damaged_files_one_line_exit_2(tmp_path, capsys):
              "short.gops": data[:len(data) - 8],
              "other.gops": b"not a solution at all"}
     needles = {"flipped.gops": "checksum of table", "header.gops": "header", "short.gops": "truncated",
-               "other.gops": "not a 3-4 player solution file"}
+               "other.gops": "not a gops solution file"}
     for name, blob in cases.items():
         bad = tmp_path / name
         bad.write_bytes(blob)

@@ -140,7 +140,7 @@ def test_grouped_help():
     titles = ["Solve and inspect:", "Analyse strategies:", "Play:", "Export and explore:"]
     at = [text.index(t) for t in titles]
     assert at == sorted(at) and "Commands:" not in text and "Other:" not in text
-    sections = [("solve", "info", "query", "verify", "warmup"), ("evaluate", "simulate", "exploit", "model", "records"),
+    sections = [("solve", "info", "query", "verify", "warmup"), ("evaluate", "simulate", "score", "exploit", "model", "records"),
                 ("play",), ("export", "explore")]
     for title, names, end in zip(titles, sections, at[1:] + [len(text)]):
         section = text[text.index(title):end]

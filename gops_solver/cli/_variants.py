@@ -214,8 +214,11 @@ def _query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, 
         click.echo(f"choices {'; '.join(cells) or 'no decisive pair in the supports'}")
 
 
-def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards, open_prizes, tiebreak):
+def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards, open_prizes, tiebreak, store=None):
     from gops_solver.variants.solution import projected_variant
+    if store is not None:
+        raise click.UsageError("--store reads a block store of the classic game: drop --bid-cards, --open-prizes "
+                               "and --tiebreak")
     if as_csv:
         raise click.UsageError("--csv lists the classic game's levels; use --json for a variant")
     rules = _rules(cards, tie, objective, order, match, draw, bid_cards, open_prizes, tiebreak)

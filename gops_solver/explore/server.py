@@ -467,7 +467,8 @@ def _checked(fn):
     except InputError:
         raise
     except (ValueError, TypeError) as exc:
-        raise InputError(str(exc)) from None
+        from gops_solver.game.errors import cli_message
+        raise InputError(cli_message(exc)) from None  # the page's fields are the command line's options
 
 
 def _query_command() -> click.Command:
