@@ -149,3 +149,23 @@ def test_a_cfr_policy_of_openspiel_has_openspiels_exploitability(n, objective, o
     assert got.kind == "openspiel" and got.method == "history tree"
     assert abs(got.openspiel_exploitability - exploitability.exploitability(game, policy)) <= 1e-9
     assert got.seat_exploitability["a"] > 0 and got.seat_exploitability["b"] > 0
+
+
+def test_round_robin_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    from gops_solver.cli._score import round_robin_figure
+    from gops_solver.env.score import round_robin
+    import numpy as np
+    path = tmp_path / "rr.png"
+    res = run("score", "highest", "match", "uniform", "--cards", 4, "--plot", path, "-q")
+    assert res.exit_code == 0, res.output
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"plotted         {path}" in res.output
+    rules = Rules(n=4)
+    names, cells = round_robin(["highest", "match", "uniform"], rules)
+    fig = round_robin_figure(rules, names, cells)
+    shown = fig.axes[0].images[0].get_array()
+    assert np.diag(np.ma.getmaskarray(shown)).all()  # the diagonal is blank
+    for (i, j), c in cells.items():
+        assert shown[i, j] == c.value == -shown[j, i]
+    bad = run("score", "highest", "--cards", 4, "--plot", tmp_path / "x.png")
+    assert bad.exit_code == 2 and "give two or more agents" in bad.output and not (tmp_path / "x.png").exists()
