@@ -78,6 +78,21 @@ def test_an_agent_that_reads_the_history_is_exact_small_and_sampled_large():
     big = score_agent("arena_agents:Grudge", Rules(n=6, tie="discard"), games=50)
     assert big.method == "sampled" and big.exploitability is None
     assert all(f.games == 50 and f.ci[0] <= f.value <= f.ci[1] for f in big.against.values())
+    assert big.lower_bound["games"] == 50 and big.lower_bound["ci"][0] > 0  # Grudge is far from an equilibrium
+
+
+def test_the_sampled_lower_bound_is_below_the_exact_exploitability():
+    # at n = 4 the history tree gives the exact exploitability; the best reply to a model fitted to the
+    # agent's games takes nearly all of it (seeded: not flaky)
+    from gops_solver import solve
+    from gops_solver.env.agents import load_agent
+    from gops_solver.env.score import sampled_lower_bound
+    rules = Rules(n=4, tie="discard")
+    sol = solve(rules)
+    exact = score_agent("arena_agents:Grudge", rules, sol, opponents=()).exploitability
+    lb = sampled_lower_bound(load_agent("arena_agents:Grudge", rules), rules, sol, games=300, seed=0)
+    assert lb["ci"][0] <= exact and lb["ci"][0] <= lb["value"] <= lb["ci"][1]
+    assert lb["value"] > 0.9 * exact
 
 
 @pytest.mark.parametrize("agent,says", [

@@ -81,7 +81,14 @@ def _print(rules, scores, names, cells, out, plot=None):
             continue
         for opp, f in s.against.items():
             click.echo(f"{'vs ' + opp:<15} {_cell(f)}" + (f"  (95% CI, {f.games} games)" if f.ci else ""))
-        ex = "not computed (sampled)" if s.exploitability is None else f"{nozero(s.exploitability):.6f}"
+        if s.exploitability is not None:
+            ex = f"{nozero(s.exploitability):.6f}"
+        elif s.lower_bound is not None:
+            lb = s.lower_bound
+            ex = (f">= {nozero(lb['ci'][0]):.4f} (sampled: estimate {nozero(lb['value']):+.4f}, the best reply to a "
+                  f"{lb['model']} model fitted to {lb['games']} of its games)")
+        else:
+            ex = "not computed (sampled)"
         click.echo(f"exploitability  {ex}")
     if names:
         width = max(12, *(len(n) for n in names)) + 2
