@@ -149,7 +149,8 @@ def round_robin_figure(rules, names, cells):
     for (i, j), c in cells.items():
         if not isinstance(c, str):
             grid[i, j] = c.value
-    top = max(float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0, 1e-9)
+    top = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0
+    top = top if top > 0 else 1.0  # every game drawn (or failed): any symmetric colour range
     fig, ax = plt.subplots(figsize=(1.2 * k + 2.5, 1.0 * k + 1.5))
     im = ax.imshow(grid, cmap="RdBu", vmin=-top, vmax=top)
     for (i, j), c in cells.items():
