@@ -218,7 +218,7 @@ def result_rows(raw, machine, date):
                      "value": round(s["score_s"], 2), "unit": "s",
                      "detail": f"the game solved first, outside the timing, in {s['solve_s']:.2f} s; "
                                f"{s['opponents']} exact match-ups and a best reply",
-                     "command": raw["score_command"], "machine": machine, "date": date})
+                     "command": raw["score_command"], "machine": raw.get("score_machine", machine), "date": date})
     if "steps" in raw:
         s = raw["steps"]
         rows.append({"case": "n=8 discard/points, random legal bids",
@@ -226,7 +226,7 @@ def result_rows(raw, machine, date):
                      "value": int(round(s["env_steps_per_s"], -1)), "unit": "steps/s",
                      "detail": f"OpenSpiel goofspiel (simultaneous, C++ behind pyspiel) "
                                f"{s['openspiel_steps_per_s']:,.0f} steps/s in the same run, the same loop",
-                     "command": raw["steps_command"], "machine": machine, "date": date})
+                     "command": raw["steps_command"], "machine": raw.get("steps_machine", machine), "date": date})
     if "exploit" in raw:
         for r in raw["exploit"]["uniform"]:
             if r.get("openspiel_s") is not None:
@@ -239,14 +239,14 @@ def result_rows(raw, machine, date):
                          "measure": "exploitability, gops score (exact, evaluate; the solve included)",
                          "value": round(r["ours_s"], 2), "unit": "s",
                          "detail": f"{r['ours']:.6f} in OpenSpiel's units; {theirs}",
-                         "command": raw["exploit_command"], "machine": machine, "date": date})
+                         "command": raw["exploit_command"], "machine": raw.get("exploit_machine", machine), "date": date})
         for r in raw["exploit"]["cfr"]:
             rows.append({"case": f"n={r['n']} discard/points, order {r['order']}, OpenSpiel CFR policy (2 iterations)",
                          "measure": "exploitability, gops score on the history tree",
                          "value": round(r["ours_s"], 2), "unit": "s",
                          "detail": f"{r['ours']:.6f}; OpenSpiel's exploitability.exploitability "
                                    f"{r['openspiel_s']:.2f} s, difference {r['diff']:.1e}",
-                         "command": raw["exploit_command"], "machine": machine, "date": date})
+                         "command": raw["exploit_command"], "machine": raw.get("exploit_machine", machine), "date": date})
     return rows
 
 
@@ -270,11 +270,12 @@ def main(argv=None):
         raw[part] = {"score": part_score, "steps": part_steps}[part]() if part != "exploit" else part_exploit(args.limit)
         raw[part + "_load_average"] = load
         raw[part + "_command"] = command
+        raw[part + "_machine"] = args.machine or f"ref2-arena-load{round(load[0])}"
         print(part, json.dumps(raw[part]), flush=True)
     data = json.loads(RESULTS.read_text())
     machine = args.machine
-    if machine is None:
-        machine = "ref2-arena"
+    if machine is None:  # one key per load level: rows measured under other loads keep their own description
+        machine = "ref2-arena" if args.rows_only else f"ref2-arena-load{round(load[0])}"
         if not args.rows_only:
             data["machines"][machine] = (f"x86_64, 2 cores, 24 GB, Python {platform.python_version()}, shared with "
                                          f"other jobs (load average {load[0] if load else '?'} at the start)")
