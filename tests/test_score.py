@@ -78,6 +78,21 @@ def test_an_agent_that_reads_the_history_is_exact_small_and_sampled_large():
     big = score_agent("arena_agents:Grudge", Rules(n=6, tie="discard"), games=50)
     assert big.method == "sampled" and big.exploitability is None
     assert all(f.games == 50 and f.ci[0] <= f.value <= f.ci[1] for f in big.against.values())
+    assert big.lower_bound["games"] == 50 and big.lower_bound["ci"][0] > 0  # Grudge is far from an equilibrium
+
+
+def test_the_sampled_lower_bound_is_below_the_exact_exploitability():
+    # at n = 4 the history tree gives the exact exploitability; the best reply to a model fitted to the
+    # agent's games takes nearly all of it (seeded: not flaky)
+    from gops_solver import solve
+    from gops_solver.env.agents import load_agent
+    from gops_solver.env.score import sampled_lower_bound
+    rules = Rules(n=4, tie="discard")
+    sol = solve(rules)
+    exact = score_agent("arena_agents:Grudge", rules, sol, opponents=()).exploitability
+    lb = sampled_lower_bound(load_agent("arena_agents:Grudge", rules), rules, sol, games=300, seed=0)
+    assert lb["ci"][0] <= exact and lb["ci"][0] <= lb["value"] <= lb["ci"][1]
+    assert lb["value"] > 0.9 * exact
 
 
 @pytest.mark.parametrize("agent,says", [
@@ -149,3 +164,23 @@ def test_a_cfr_policy_of_openspiel_has_openspiels_exploitability(n, objective, o
     assert got.kind == "openspiel" and got.method == "history tree"
     assert abs(got.openspiel_exploitability - exploitability.exploitability(game, policy)) <= 1e-9
     assert got.seat_exploitability["a"] > 0 and got.seat_exploitability["b"] > 0
+
+
+def test_round_robin_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    from gops_solver.cli._score import round_robin_figure
+    from gops_solver.env.score import round_robin
+    import numpy as np
+    path = tmp_path / "rr.png"
+    res = run("score", "highest", "match", "uniform", "--cards", 4, "--plot", path, "-q")
+    assert res.exit_code == 0, res.output
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"plotted         {path}" in res.output
+    rules = Rules(n=4)
+    names, cells = round_robin(["highest", "match", "uniform"], rules)
+    fig = round_robin_figure(rules, names, cells)
+    shown = fig.axes[0].images[0].get_array()
+    assert np.diag(np.ma.getmaskarray(shown)).all()  # the diagonal is blank
+    for (i, j), c in cells.items():
+        assert shown[i, j] == c.value == -shown[j, i]
+    bad = run("score", "highest", "--cards", 4, "--plot", tmp_path / "x.png")
+    assert bad.exit_code == 2 and "give two or more agents" in bad.output and not (tmp_path / "x.png").exists()

@@ -7,6 +7,7 @@
 - :mod:`.answer` -- one query from raw parameters to what ``gops query --json`` prints.
 - :mod:`.opening`, :mod:`.stagegame` -- the first decision, and a stage game card by card.
 - :mod:`.openspiel` -- the equilibrium as an OpenSpiel policy.
+- :mod:`.gambit` -- the game tree and a stage game as Gambit games (``.efg``, ``.nfg``).
 """
 
 _LAZY = {"evaluate": ".evaluate",

@@ -19,9 +19,11 @@ from gops_solver.cli._util import dumps
               help="games per opponent when an agent must be sampled [2000]")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, help="seed of the sampled games [0]")
 @click.option("--out", type=click.Path(), default=None, help="also write every figure as CSV rows to FILE")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="also draw the round robin of two or more agents to FILE (.png or .svg)")
 @json_option
 @quiet_option
-def score(agents, cards, tie, objective, order, solution, timeout, games, seed, out, as_json, quiet):
+def score(agents, cards, tie, objective, order, solution, timeout, games, seed, out, plot, as_json, quiet):
     """Score agents: exact results against the equilibrium and each heuristic, and exploitability.
 
     AGENT is module:function (of the state), module:Class (with act(observation, action_mask)),
@@ -30,6 +32,9 @@ def score(agents, cards, tie, objective, order, solution, timeout, games, seed, 
     not scored (exit status 1)."""
     from gops_solver.env.agents import load_agent
     from gops_solver.env.score import check_score_rules, round_robin, score_agent
+    if plot is not None and (len(agents) < 2 or not plot.lower().endswith((".png", ".svg"))):
+        raise click.UsageError(f"--plot {plot}: it draws the round robin, so give two or more agents and a file "
+                               f"ending in .png or .svg")
     rules = make_rules(cards, tie, objective, order)
     check_score_rules(rules)
     loaded = [load_agent(a, rules, timeout) for a in agents]  # every spec checked before any work
@@ -38,12 +43,14 @@ def score(agents, cards, tie, objective, order, solution, timeout, games, seed, 
     names, cells = round_robin(loaded, rules, sol, timeout, games, seed) if len(loaded) > 1 else ([], {})
     if out is not None:
         _write_csv(out, rules, scores, names, cells)
+    if plot is not None:
+        _write_plot(plot, rules, names, cells)
     if as_json:
         rr = [{"a": names[i], "b": names[j], **(c.to_dict() if not isinstance(c, str) else {"failure": c})}
               for (i, j), c in sorted(cells.items())]
         click.echo(dumps({"rules": rules.to_dict(), "agents": [s.to_dict() for s in scores], "round_robin": rr}))
     else:
-        _print(rules, scores, names, cells, out)
+        _print(rules, scores, names, cells, out, plot)
     failed = any(s.failure for s in scores) or any(isinstance(c, str) for c in cells.values())
     click.get_current_context().exit(1 if failed else 0)
 
@@ -65,7 +72,7 @@ def _cell(f) -> str:
     return text if f.ci is None else f"{text} [{nozero(f.ci[0]):+.4f}, {nozero(f.ci[1]):+.4f}]"
 
 
-def _print(rules, scores, names, cells, out):
+def _print(rules, scores, names, cells, out, plot=None):
     click.echo(f"rules           {rules.describe()}")
     for s in scores:
         click.echo(f"agent           {s.agent} ({s.kind}; {s.method})")
@@ -74,7 +81,14 @@ def _print(rules, scores, names, cells, out):
             continue
         for opp, f in s.against.items():
             click.echo(f"{'vs ' + opp:<15} {_cell(f)}" + (f"  (95% CI, {f.games} games)" if f.ci else ""))
-        ex = "not computed (sampled)" if s.exploitability is None else f"{nozero(s.exploitability):.6f}"
+        if s.exploitability is not None:
+            ex = f"{nozero(s.exploitability):.6f}"
+        elif s.lower_bound is not None:
+            lb = s.lower_bound
+            ex = (f">= {nozero(lb['ci'][0]):.4f} (sampled: estimate {nozero(lb['value']):+.4f}, the best reply to a "
+                  f"{lb['model']} model fitted to {lb['games']} of its games)")
+        else:
+            ex = "not computed (sampled)"
         click.echo(f"exploitability  {ex}")
     if names:
         width = max(12, *(len(n) for n in names)) + 2
@@ -88,6 +102,8 @@ def _print(rules, scores, names, cells, out):
                 click.echo(f"failed          {names[i]} vs {names[j]}: {c}")
     if out is not None:
         click.echo(f"wrote           {out}")
+    if plot is not None:
+        click.echo(f"plotted         {plot}")
 
 
 def _write_csv(path, rules, scores, names, cells):
@@ -117,3 +133,44 @@ def _write_csv(path, rules, scores, names, cells):
 def _figure_cells(agent, opp, method, f):
     lo, hi = f.ci if f.ci is not None else ("", "")
     return [agent, opp, method, f.value, f.margin, f.win, f.draw, f.loss, lo, hi]
+
+
+def round_robin_figure(rules, names, cells):
+    """The round robin as a matplotlib figure: cell (i, j) is agent i's value in seat A against agent j.
+
+    A failed game is left blank and marked ``failed``; the diagonal is blank.
+    """
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    k = len(names)
+    grid = np.full((k, k), np.nan)
+    for (i, j), c in cells.items():
+        if not isinstance(c, str):
+            grid[i, j] = c.value
+    top = float(np.nanmax(np.abs(grid))) if np.isfinite(grid).any() else 0.0
+    top = top if top > 0 else 1.0  # every game drawn (or failed): any symmetric colour range
+    fig, ax = plt.subplots(figsize=(1.2 * k + 2.5, 1.0 * k + 1.5))
+    im = ax.imshow(grid, cmap="RdBu", vmin=-top, vmax=top)
+    for (i, j), c in cells.items():
+        ax.text(j, i, "failed" if isinstance(c, str) else f"{c.value:+.3f}", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(k), [n.rsplit(":", 1)[-1] for n in names], rotation=30, ha="right")
+    ax.set_yticks(range(k), [n.rsplit(":", 1)[-1] for n in names])
+    ax.set_xlabel("seat B")
+    ax.set_ylabel("seat A")
+    ax.set_title(f"round robin, value for seat A ({rules.describe()})", fontsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    return fig
+
+
+def _write_plot(path, rules, names, cells):
+    import io
+    import matplotlib.pyplot as plt
+    from gops_solver.engine.storage import atomic_write
+    fig = round_robin_figure(rules, names, cells)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg" if path.lower().endswith(".svg") else "png", dpi=110)
+    plt.close(fig)
+    atomic_write(path, [buf.getvalue()])

@@ -44,7 +44,7 @@ import numpy as np
 
 from gops_solver.analysis.strategies import View, _capped, _import_file, make_strategy
 from gops_solver.game.cards import format_cards, parse_card
-from gops_solver.game.constants import HEURISTICS, PROB_TOL
+from gops_solver.game.constants import HEURISTICS, MAX_CARDS, PROB_TOL
 
 
 class AgentFailure(ValueError):
@@ -221,6 +221,28 @@ class Agent:
             return make_strategy(self.obj, solution)
         out = make_strategy(self)
         out.name = self.name
+        out.rows = self._rows  # evaluate asks for a level at once: each state's answer is kept across evaluations
+        return out
+
+    def _rows(self, keys) -> np.ndarray:
+        """The agent at many decisions (``decision_key`` values): ``(len(keys), MAX_CARDS)`` probabilities by card.
+
+        Scoring runs several evaluations over the same states; each state's row is built once.
+        """
+        from gops_solver.game.statekeys import cards_of, unpack_key
+        n = self.rules.n
+        rows = self.__dict__.setdefault("_row_cache", {})
+        out = np.zeros((len(keys), MAX_CARDS))
+        for i, key in enumerate(keys):
+            row = rows.get(int(key))
+            if row is None:
+                own, opp, pm, pot, diff = unpack_key(key)
+                view = View(cards_of(own, n), cards_of(opp, n), int(pot), cards_of(pm, n), int(diff))
+                row = np.zeros(MAX_CARDS)
+                for c, p in self(view).items():
+                    row[c - 1] = p
+                rows[int(key)] = row
+            out[i] = row
         return out
 
     # -- any agent at a node of a game: the history-reading forms ----------------------------

@@ -9,8 +9,9 @@
 * An agent that may read the history (a class with ``act``, an OpenSpiel
   policy) is scored exactly on the history tree while it holds at most
   :data:`HISTORY_MAX_DECISIONS` decisions (:func:`history_decisions`);
-  beyond, by ``games`` sampled games per opponent with 95 % intervals (and no
-  exploitability).
+  beyond, by ``games`` sampled games per opponent with 95 % intervals, and its
+  exploitability is bounded from below by the best reply to a model fitted to its
+  games (:func:`sampled_lower_bound`).
 * Several agents also play a round robin: agent i in seat A against agent j in
   seat B, scored the same way (both Markov: exactly at any size); the game is
   symmetric, so j against i is the negation.
@@ -86,6 +87,9 @@ class AgentScore:
     openspiel_exploitability : float or None
         An OpenSpiel policy's exploitability in OpenSpiel's units, what its
         ``exploitability.exploitability`` reports (under ``points`` OpenSpiel pays half the margin).
+    lower_bound : dict or None
+        A sampled agent's exploitability from below (:func:`sampled_lower_bound`):
+        ``value`` (the estimate), ``ci`` (its 95 % interval), ``games``, ``model`` (the kind fitted).
     game_value : float
     failure : str or None
         The agent's misbehaviour, one line; then nothing else is scored.
@@ -102,9 +106,10 @@ class AgentScore:
     seconds: float = 0.0
     seat_exploitability: dict | None = None
     openspiel_exploitability: float | None = None
+    lower_bound: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"agent": self.agent, "kind": self.kind, "method": self.method,
+        return {"agent": self.agent, "kind": self.kind, "method": self.method, "lower_bound": self.lower_bound,
                 "against": {k: v.to_dict() for k, v in self.against.items()},
                 "exploitability": self.exploitability, "seat_exploitability": self.seat_exploitability,
                 "openspiel_exploitability": self.openspiel_exploitability, "game_value": self.game_value, "failure": self.failure,
@@ -355,6 +360,8 @@ def _score_history(agent, rules, solution, out, games, seed, opponents):
             out.against[name] = _figures(*tree_outcome(table, me, opp))
         else:
             out.against[name] = sampled_outcome(table, me, opp, games, seed, (me.new_game,))
+    if not exact:
+        out.lower_bound = sampled_lower_bound(agent, rules, solution, games, seed)
     if exact:
         value, _ = tree_outcome(table, me, None)
         out.exploitability = out.game_value - value
@@ -365,6 +372,60 @@ def _score_history(agent, rules, solution, out, games, seed, opponents):
             out.exploitability = (out.exploitability + value_b - out.game_value) / 2
             # OpenSpiel's point_difference returns pay each player its points minus the mean: half the margin
             out.openspiel_exploitability = out.exploitability * (0.5 if rules.objective == "points" else 1.0)
+
+
+def _record(table, st):
+    """The finished game ``st`` as a :class:`~gops_solver.opponent.records.GameRecord` (checked by replaying it)."""
+    from gops_solver.opponent.records import check_game
+    rounds = [{"prize": prize, "bid_a": bids[0][0], "bid_b": bids[1][0]} for prize, _, bids in st.history]
+    return check_game(table.rules, rounds, "an arena game")
+
+
+def sampled_lower_bound(agent, rules, solution, games=2000, seed=0, kind="auto") -> dict:
+    """A sampled lower bound on the exploitability of an agent that may read the history.
+
+    1. ``games`` games of the agent in seat B against the equilibrium, recorded;
+    2. a model of its bids fitted to them (:func:`~gops_solver.opponent.fit.fit_model`, as ``gops model fit``);
+    3. the exact best reply to that model (:func:`~gops_solver.opponent.response.restricted_response` at
+       P = 1, as ``gops exploit --p 1``);
+    4. ``games`` fresh games of that reply in seat A against the agent.
+
+    Whatever the reply is, what it takes from the agent is at most what the agent's best reply takes, so
+    the reply's mean result minus the game value estimates a lower bound on the exploitability (the game
+    is symmetric: the agent answers from its own side in either seat).
+
+    Returns
+    -------
+    dict
+        ``value``: the estimate; ``ci``: its 95 % interval (the low end bounds the exploitability from
+        below with 97.5 % confidence); ``games``; ``model``: the kind of model fitted.
+    """
+    from gops_solver.opponent.fit import fit_model
+    from gops_solver.opponent.response import restricted_response
+    table = Table(rules)
+    rng = np.random.default_rng(seed)
+    me = _Seat(table, agent, 1, solution, live=True)
+    eq = _Seat(table, "equilibrium", 0, solution)
+    records = []
+    for _ in range(games):
+        me.new_game()
+        st = table.new_game(rng)
+        path = [st]
+        while not table.over(st):
+            bids = []
+            for seat in (eq, me):
+                dist = seat(path)
+                keys = list(dist)
+                p = np.array([dist[k] for k in keys])
+                bids.append(keys[int(rng.choice(len(keys), p=p / p.sum()))])
+            st = _after(table, st, bids)
+            path.append(st)
+        records.append(_record(table, st))
+    model = fit_model(records, player="b", kind=kind, solution=solution, seed=seed)
+    reply, _ = restricted_response(rules, model.strategy(solution), 1.0, solution=solution)
+    got = sampled_outcome(table, _Seat(table, reply, 0, solution), me, games, seed + 1, (me.new_game,))
+    gv = float(solution.value)
+    return {"value": got.value - gv, "ci": [got.ci[0] - gv, got.ci[1] - gv], "games": games, "model": model.kind}
 
 
 def round_robin(agents, rules, solution=None, timeout=None, games=2000, seed=0):
