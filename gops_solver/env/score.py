@@ -136,6 +136,22 @@ def history_decisions(rules) -> int:
     return total
 
 
+def _play_game(table, rng, seats):
+    """One game from a new deal: each seat's distribution over the path so far, sampled with ``rng``; the end state."""
+    st = table.new_game(rng)
+    path = [st]
+    while not table.over(st):
+        bids = []
+        for seat in seats:
+            dist = seat(path)
+            keys = list(dist)
+            p = np.array([dist[k] for k in keys])
+            bids.append(keys[int(rng.choice(len(keys), p=p / p.sum()))])
+        st = _after(table, st, bids)
+        path.append(st)
+    return st
+
+
 def _after(table, st, bids) -> GameState:
     """A copy of ``st`` after a round of ``bids``."""
     out = GameState(list(st.hands), st.order, st.round, st.carry, list(st.scores), list(st.history))
@@ -239,17 +255,7 @@ def sampled_outcome(table, seat_a, seat_b, games, seed, new_game=()) -> Figures:
     for g in range(games):
         for f in new_game:
             f()
-        st = table.new_game(rng)
-        path = [st]
-        while not table.over(st):
-            bids = []
-            for seat in (seat_a, seat_b):
-                dist = seat(path)
-                keys = list(dist)
-                p = np.array([dist[k] for k in keys])
-                bids.append(keys[int(rng.choice(len(keys), p=p / p.sum()))])
-            st = _after(table, st, bids)
-            path.append(st)
+        st = _play_game(table, rng, (seat_a, seat_b))
         pays[g] = table.payoffs(st)[0]
         margins[g] = st.scores[0] - st.scores[1]
     mean = float(pays.mean())
@@ -409,17 +415,7 @@ def sampled_lower_bound(agent, rules, solution, games=2000, seed=0, kind="auto")
     records = []
     for _ in range(games):
         me.new_game()
-        st = table.new_game(rng)
-        path = [st]
-        while not table.over(st):
-            bids = []
-            for seat in (eq, me):
-                dist = seat(path)
-                keys = list(dist)
-                p = np.array([dist[k] for k in keys])
-                bids.append(keys[int(rng.choice(len(keys), p=p / p.sum()))])
-            st = _after(table, st, bids)
-            path.append(st)
+        st = _play_game(table, rng, (eq, me))
         records.append(_record(table, st))
     model = fit_model(records, player="b", kind=kind, solution=solution, seed=seed)
     reply, _ = restricted_response(rules, model.strategy(solution), 1.0, solution=solution)
