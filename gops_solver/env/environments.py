@@ -40,6 +40,18 @@ from gops_solver.game.cards import format_cards
 from gops_solver.game.rules import Rules
 
 
+
+def _render(env):
+    """Both environments' ``render``: the game as text, printed under ``render_mode="human"``."""
+    if env.game is None:
+        return None
+    text = render_text(env.table, env.game)
+    if env.render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
 def _farama():
     try:
         import gymnasium
@@ -186,13 +198,7 @@ def _make_parallel_class():
             return out
 
         def render(self):
-            if self.game is None:
-                return None
-            text = render_text(self.table, self.game)
-            if self.render_mode == "human":
-                print(text)
-                return None
-            return text
+            return _render(self)
 
         def close(self):
             pass
@@ -248,13 +254,7 @@ def _make_gym_class():
             return observe(self.table, st, self.seat), reward, done, False, info
 
         def render(self):
-            if self.game is None:
-                return None
-            text = render_text(self.table, self.game)
-            if self.render_mode == "human":
-                print(text)
-                return None
-            return text
+            return _render(self)
 
     return GopsGymEnv
 
