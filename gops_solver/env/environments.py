@@ -40,7 +40,6 @@ from gops_solver.game.cards import format_cards
 from gops_solver.game.rules import Rules
 
 
-
 def _render(env):
     """Both environments' ``render``: the game as text, printed under ``render_mode="human"``."""
     if env.game is None:
