@@ -81,12 +81,15 @@ def solve(rules: Rules, progress=None, stage_solver: str = "numba", out=None, re
 
 
 def load(path, rules: Rules | None = None, check: bool = True):
-    """Open any solution written by ``gops solve --out`` or a solution's ``save``.
+    """Open any solution written by ``gops solve --out``, a solution's ``save`` or ``gops export --format solution``.
 
     Every solution file is one container whose header names its kind
-    (classic game or match, variant, 3-4 players); block stores are folders.
-    The result answers the calls of :class:`~gops_solver.engine.base.GameSolution`
-    whatever its kind; the tables are mapped, not read.
+    (classic game or match, variant, 3-4 players, or ``top``: the first
+    rounds of a classic game); block stores are folders. The result answers
+    the calls of :class:`~gops_solver.engine.base.GameSolution` whatever its
+    kind; the tables are mapped, not read (a top-levels file's blocks are
+    decompressed as they are read, and a state below its rounds is answered
+    by solving its sub-game).
 
     Parameters
     ----------

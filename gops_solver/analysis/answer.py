@@ -29,18 +29,34 @@ class QueryAnswer:
         The rules the answer is for (a stored solution's, when one was given).
     state : DecisionState
     result : QueryResult
+    subgame : bool or None
+        A top-levels file was read (``gops export --format solution``): True
+        when the state lies below the rounds it holds, so its own sub-game was
+        solved; None for any other source.
+    note : str or None
+        That, in one line for the user (None when the file answered).
     """
 
     rules: Rules
     state: DecisionState
     result: QueryResult
+    subgame: bool | None = None
+    note: str | None = None
 
     def to_dict(self) -> dict:
-        """The object ``gops query --json`` prints: value, both strategies, rules and state."""
+        """The object ``gops query --json`` prints: value, both strategies, rules and state.
+
+        From a top-levels file also ``subgame`` (and ``note`` when it is true).
+        """
         st = self.state
-        return {**self.result.to_dict(), "rules": self.rules.to_dict(),
-                "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
-                          "prizes": list(st.prizes), "diff": st.diff}}
+        out = {**self.result.to_dict(), "rules": self.rules.to_dict(),
+               "state": {"hand_a": list(st.hand_a), "hand_b": list(st.hand_b), "pot": st.pot,
+                         "prizes": list(st.prizes), "diff": st.diff}}
+        if self.subgame is not None:
+            out["subgame"] = self.subgame
+            if self.note:
+                out["note"] = self.note
+        return out
 
     def to_json(self) -> str:
         """:meth:`to_dict` as one line of JSON."""
@@ -131,7 +147,8 @@ def answer_query(hand_a, hand_b, pot, prizes="", diff=0, *, cards=None, tie=None
         ``solve_match(rules) -> Solution`` for a match queried without a
         stored solution (the explorer passes a cached one).
     progress : callable, optional
-        ``progress(level, games)`` while a sub-game is solved.
+        ``progress(level, games)`` while a sub-game is solved (without a
+        solution, or below the rounds of a top-levels file).
 
     Returns
     -------
@@ -151,9 +168,16 @@ def answer_query(hand_a, hand_b, pot, prizes="", diff=0, *, cards=None, tie=None
     if solution is not None:
         rules = file_rules(solution.rules, solution_name, n=cards, tie=tie, objective=objective, order=order,
                            match=match, draw=draw)
+        held = getattr(solution, "rounds_held", None)
+        extra = {"progress": progress} if held is not None else {}
         res = solution.query(hand_a, hand_b, pot, parse_cards(prizes, rules.n, "prizes"), diff, stage_solver,
-                             game=game, match_score=parse_match_score(match_score))
-        return QueryAnswer(rules, res.state, res)
+                             game=game, match_score=parse_match_score(match_score), **extra)
+        if held is None:
+            return QueryAnswer(rules, res.state, res)
+        below = not solution.holds(res.state.k)
+        note = (f"this state is below the rounds {solution_name or solution.top.name} holds (1-{held}): solved as "
+                f"its own sub-game") if below else None
+        return QueryAnswer(rules, res.state, res, below, note)
     if game not in (None, 1) or match_score is not None:
         raise ValueError("--game and --match-score need --match")
     rules = query_rules(cards, tie, objective, order)

@@ -182,12 +182,14 @@ def tabular_policy(solution, rounds: int | None = None, max_rows: int = 2_000_00
         ``pyspiel.TabularPolicy(table)`` takes. Every decision of the
         first ``rounds`` rounds (default: all) is listed once.
     """
-    game = load_game(solution.rules, turn_based=True)
-    pol = policy(solution, game)
     n = solution.rules.n
     last = n if rounds is None else int(rounds)
     if not 1 <= last <= n:
         raise ValueError(f"rounds {rounds} is outside 1..{n}: give how many rounds to export")
+    if getattr(solution, "rounds_held", None) is not None:  # a top-levels file: its rounds only
+        solution.require_rounds(last)
+    game = load_game(solution.rules, turn_based=True)
+    pol = policy(solution, game)
     table = {}
     seen = set()
 

@@ -12,7 +12,8 @@ from gops_solver.game.errors import cli_message
 
 @click.command()
 @click.option("--solution", "-s", type=click.Path(), default=None,
-              help="a file written by gops solve --out (otherwise each position's sub-game is solved)")
+              help="a file written by gops solve --out or gops export --format solution (otherwise each "
+                   "position's sub-game is solved)")
 @click.option("--cards", "-n", default=None, type=int, metavar="N", help="deck size 1..13 [13]")
 @click.option("--tie", default=None, type=click.Choice(TIES), help="carry or discard [carry]")
 @click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]")

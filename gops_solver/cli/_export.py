@@ -11,7 +11,7 @@ from gops_solver.game.jsonout import dumps
 
 from gops_solver.game.rules import NAMED_ORDERS, OBJECTIVES, TIES, Rules
 
-_FORMATS = ("csv", "parquet", "npz", "openspiel", "efg")
+_FORMATS = ("csv", "parquet", "npz", "openspiel", "efg", "solution")
 #: an export without --solution solves the game first; past this it asks for a stored solution
 _MAX_SOLVE_SECONDS = 600
 
@@ -24,12 +24,14 @@ _MAX_SOLVE_SECONDS = 600
 @click.option("--objective", default=None, type=click.Choice(OBJECTIVES), help="points or win [points]")
 @click.option("--order", default=None, metavar="ORDER",
               help=f"prize order: {', '.join(NAMED_ORDERS)} or a permutation like 3,1,5,2,4 [random]")
-@click.option("--rounds", "-r", default=None, type=int, metavar="R", help="export rounds 1..R [all, or --level's]")
+@click.option("--rounds", "-r", default=None, type=int, metavar="R",
+              help="export rounds 1..R [all, or --level's; --format solution: required, 1..N-1]")
 @click.option("--level", "-k", default=None, type=int, metavar="K",
               help="only the states with K cards in each hand (round N - K + 1)")
 @click.option("--format", "fmt", required=True, type=click.Choice(_FORMATS),
-              help="csv, parquet, npz (columns in docs/export.md), openspiel (a tabular policy), or efg (Gambit's "
-                   "extensive form of the whole game, n <= 5)")
+              help="csv, parquet, npz (columns in docs/export.md), openspiel (a tabular policy), efg (Gambit's "
+                   "extensive form of the whole game, n <= 5), or solution (the value tables that answer rounds "
+                   "1..R exactly, a small file gops query -s reads; docs/files.md)")
 @click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="file to write (atomically), or - for standard output (csv, openspiel)")
 @click.option("--max-rows", default=None, type=click.IntRange(min=1), metavar="M",
@@ -40,7 +42,9 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     """Export values and both strategies of the first rounds.
 
     One row per reachable decision state of the first R rounds (or of one
-    level): the value and both optimal bid distributions.
+    level): the value and both optimal bid distributions. --format solution
+    writes instead the value tables behind rounds 1..R: a small solution file
+    that gops query, explore, export and verify read with -s.
     """
     from gops_solver.engine.export import DEFAULT_MAX_ROWS, equilibrium_table, frame_table, write, write_table
     from gops_solver.engine.projection import FITS, project
@@ -48,7 +52,7 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     to_stdout = out == "-"
-    if to_stdout and fmt in ("parquet", "npz"):
+    if to_stdout and fmt in ("parquet", "npz", "solution"):
         raise click.UsageError(f"{fmt} is a binary format and is not written to standard output: "
                                f"give a file with --out")
     from gops_solver.engine.storage import check_out_path
@@ -57,6 +61,13 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     if fmt == "efg":  # the game itself, not its solution: nothing to solve
         _export_efg(solution, cards, tie, objective, order, rounds, level, max_rows, out, as_json, as_csv, t0)
         return
+    if fmt == "solution":
+        if level is not None or max_rows is not None:
+            raise click.UsageError("--format solution writes whole levels of the first rounds: drop --level and "
+                                   "--max-rows, give --rounds R")
+        if rounds is None:
+            raise click.UsageError("--format solution needs --rounds R: the file answers rounds 1..R exactly "
+                                   "(R from 1 to N-1)")
     if solution is not None:
         from gops_solver.analysis.answer import file_rules
         sol = load(solution)
@@ -65,6 +76,9 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         if cards is None:
             raise click.UsageError("give --solution FILE, or --cards N (and the rules) to solve here")
         rules = Rules(n=cards, tie=tie or "carry", objective=objective or "points", order=order or "random")
+        if fmt == "solution":
+            from gops_solver.engine.top import check_rounds
+            check_rounds(rules, rounds)  # before the solve
         pr = project(rules)
         if pr.solve_fit(with_out=False) != FITS:
             raise click.UsageError(f"solving {rules.describe()} in memory needs {pr.table_bytes / 2**30:.1f} GiB of "
@@ -75,6 +89,9 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
             raise click.UsageError(f"solving {rules.describe()} takes about {seconds / 60:.0f} min: solve it once "
                                    f"with gops solve --out FILE, then export --solution FILE")
         sol = solve(rules)
+    if fmt == "solution":
+        _export_top(sol, rules, rounds, out, as_json, as_csv, t0)
+        return
     limit = DEFAULT_MAX_ROWS if max_rows is None else max_rows
     if fmt == "openspiel":
         from gops_solver.analysis.openspiel import write_tabular_policy
@@ -96,7 +113,7 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
         columns = None
     else:
         target = click.get_binary_stream("stdout") if to_stdout else out
-        if sol.kind == "classic":  # the vectorised walk of the classic tables
+        if sol.kind in ("classic", "top"):  # the vectorised walk of the classic tables
             table = equilibrium_table(sol, rounds=rounds, level=level, max_rows=limit)
             size = write_table(table, target, fmt)
             rows, columns = len(table), table.columns
@@ -123,6 +140,30 @@ def export(solution, cards, tie, objective, order, rounds, level, fmt, out, max_
     echo(f"rules    {rules.describe()}")
     echo(f"wrote    {rows:,} decision states ({what}) to {out}, {fmt}" + (f", {size:,} bytes" if size is not None else ""))
     echo(f"time     {seconds:.2f} s")
+
+
+def _export_top(sol, rules, rounds, out, as_json, as_csv, t0):
+    """``--format solution``: the top levels of ``sol`` (rounds 1..R), written by :func:`~.top.write_top`."""
+    from gops_solver.engine.top import write_top
+    got = write_top(out, sol, rounds)
+    seconds = time.perf_counter() - t0
+    levels = got["levels"]
+    if as_json:
+        click.echo(dumps({"rules": rules.to_dict(), "format": "solution", "out": out, "rounds": rounds,
+                          "levels": levels, "entries": got["entries"], "raw_bytes": got["raw_bytes"],
+                          "bytes": got["bytes"], "seconds": round(seconds, 3)}))
+        return
+    if as_csv:
+        from gops_solver.cli._format import RULES_HEADER, csv_text, rules_cells
+        click.echo(csv_text(RULES_HEADER + ["format", "out", "rounds", "levels", "entries", "raw_bytes", "bytes",
+                                            "seconds"],
+                            [rules_cells(rules) + ["solution", out, rounds, " ".join(map(str, levels)),
+                                                   got["entries"], got["raw_bytes"], got["bytes"], round(seconds, 3)]]))
+        return
+    click.echo(f"rules    {rules.describe()}")
+    click.echo(f"wrote    rounds 1..{rounds} (the values of levels {levels[0]}..{levels[-1]}, {got['entries']:,} "
+               f"entries) to {out}, solution, {got['bytes']:,} bytes ({got['raw_bytes']:,} raw)")
+    click.echo(f"time     {seconds:.2f} s")
 
 
 def _export_efg(solution, cards, tie, objective, order, rounds, level, max_rows, out, as_json, as_csv, t0):

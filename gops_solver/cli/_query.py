@@ -16,7 +16,8 @@ from gops_solver.game.jsonout import dumps
 
 @click.command(cls=Command)
 @variant_options("query", row=True)
-@solution_option("a file written by gops solve --out (otherwise only this state's sub-game is solved)")
+@solution_option("a file written by gops solve --out or gops export --format solution (otherwise only this "
+                 "state's sub-game is solved)")
 @rules_options(MAX_CARDS)
 @click.option("--hand-a", required=True, help="A's cards, e.g. 1,3,5 or A,J,K")
 @click.option("--hand-b", required=True, help="B's cards")
@@ -43,6 +44,8 @@ def query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, d
     ans = answer_query(hand_a, hand_b, pot, prizes, diff, cards=cards, tie=tie, objective=objective, order=order,
                        match=match, draw=draw, game=game, match_score=match_score, stage_solver=stage_solver,
                        solution=None if solution is None else load(solution), solution_name=solution)
+    if ans.note:  # a top-levels file, and a state below its rounds
+        click.echo(f"note: {ans.note}", err=True)
     if fmt == "nfg":
         from gops_solver.analysis.gambit import strategic_game
         st = ans.state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -507,7 +508,8 @@ def _dist(strategy) -> str:
 @variant_options("verify", options=False)
 @renamed_positional("file", "gops verify FILE", "gops verify -s FILE", "solution")
 @required("missing -s FILE: the solution file to check, e.g. gops verify -s s.gops")
-@_solution_option("the solution file to check (a file written by gops solve --out)")
+@_solution_option("the solution file to check (a file written by gops solve --out or gops export --format "
+                  "solution)")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
 @click.option("--seed", type=int, default=0, help="seed of the sample [0]")
@@ -560,11 +562,21 @@ def verify(solution, sample, seed, tol, as_json, as_csv):
 
 
 def _certifies(res) -> str:
-    """What a verify run vouches for: a sample checks its slots, the checksums the rest of the file."""
+    """What a verify run vouches for: a sample checks its slots, the checksums the rest of the file.
+
+    A top-levels file's lowest level has no level below it in the file: said in the same line.
+    """
+    of = lowest = ""
+    if res.unchecked:
+        of = (f" of level {res.levels[0]}" if len(res.levels) == 1
+              else f" of levels {res.levels[0]}..{res.levels[-1]}")
+        lowest = (f"; level {', '.join(map(str, res.unchecked))}, the lowest this file holds, has no level below "
+                  f"it here: only its checksums vouch for it")
     if res.sample:
-        return (f"the {res.slots:,} sampled slots are recomputed; every other value only matches what the solver "
-                f"wrote (checksums), so a value computed wrongly elsewhere is not found: drop --sample to check all")
-    return "every stored value is recomputed from the level below"
+        return (f"the {res.slots:,} sampled slots{of} are recomputed{lowest}; every other value only matches what "
+                f"the solver wrote (checksums), so a value computed wrongly elsewhere is not found: drop --sample "
+                f"to check all")
+    return f"every stored value{of} is recomputed from the level below{lowest}"
 
 
 def _slot_text(d) -> str:
@@ -753,13 +765,21 @@ def main():
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row per level")
 @click.option("--store", type=click.Path(), default=None, metavar="DIR",
               help="where the block store DIR stands: levels and blocks done, time spent and left")
+@_solution_option("what the solution FILE (or block store) holds: its rules, kind, rounds and value")
 @_match_options
 @players_option("info")
-def info(cards, tie, objective, order, as_json, as_csv, store, match, draw):
-    """Project states, stage games, memory and time of a solve, without solving."""
+def info(cards, tie, objective, order, as_json, as_csv, store, solution, match, draw):
+    """Project states, stage games, memory and time of a solve, without solving.
+
+    With -s FILE: what a stored solution holds (its rules, kind, the rounds it answers, its value)."""
     from gops_solver.engine.projection import duration, project
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    if solution is not None:
+        if store is not None or any(x is not None for x in (cards, tie, objective, order, match, draw)):
+            raise click.UsageError("-s reads the rules from the solution: drop --store, --cards, --tie, --objective, "
+                                   "--order and --match")
+        return _solution_info(solution, as_json, as_csv)
     if store is not None:
         from gops_solver.cli._blocked import store_info
         if any(x is not None for x in (cards, tie, objective, order, match, draw)):
@@ -802,6 +822,49 @@ def info(cards, tie, objective, order, as_json, as_csv, store, match, draw):
         from gops_solver.cli._blocked import block_plan_lines
         for line in block_plan_lines(rules, pr, plan):
             click.echo(line)
+
+
+def _solution_info(path, as_json, as_csv):
+    """``gops info -s FILE``: what a stored solution holds (a top-levels file: which rounds)."""
+    from gops_solver.api import load
+    sol = load(path)
+    rules, kind = sol.rules, sol.kind
+    n = rules.n
+    top = getattr(sol, "top", None)
+    try:
+        value = float(sol.value)
+    except ValueError:  # a game without one two-player value (3-4 players)
+        value = None
+    fields = {"rules": rules.to_dict(), "solution": str(path), "kind": kind,
+              "rounds": top.rounds if top is not None else n,
+              "levels": top.levels if top is not None else None, "value": value,
+              "states": getattr(sol, "states", None)}
+    if top is not None:
+        fields.update(entries=top.raw_bytes // 8, raw_bytes=top.raw_bytes, bytes=os.path.getsize(path))
+    if as_json:
+        click.echo(dumps(fields))
+        return
+    if as_csv:
+        cols = ["solution", "kind", "rounds", "value", "states"]
+        click.echo(csv_text(RULES_HEADER + cols, [rules_cells(rules) + ["" if fields[c] is None else fields[c]
+                                                                         for c in cols]]))
+        return
+    click.echo(f"solution       {path}")
+    click.echo(f"rules          {rules.describe()}")
+    if top is not None:
+        click.echo(f"kind           {kind}: the top levels of the game (gops export --format solution)")
+        click.echo(f"holds          rounds 1..{top.rounds} exactly: the values of levels {top.levels[0]}.."
+                   f"{top.levels[-1]} (cards in each hand); a deeper state is solved as its own sub-game")
+        click.echo(f"entries        {top.raw_bytes // 8:,} ({top.raw_bytes:,} bytes raw, {fields['bytes']:,} in the "
+                   f"file, zstd)")
+    else:
+        store = " (a block store)" if getattr(sol, "store", None) is not None else ""
+        click.echo(f"kind           {kind}{store}")
+        click.echo(f"holds          every round (1..{n})")
+    if value is not None:
+        click.echo(f"value          {value:.12g}")
+    if fields["states"] is not None:
+        click.echo(f"states         {fields['states']:,}")
 
 
 def _block_plan(rules):

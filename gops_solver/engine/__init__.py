@@ -10,6 +10,7 @@ file, and :mod:`.query` answers a state from the level below it.
 - :mod:`.match` -- match formats, solved game by game.
 - :mod:`.verify` -- recompute stored values from the level below.
 - :mod:`.export` -- every decision state of the first rounds as a table.
+- :mod:`.top` -- the value tables of the first rounds in one small file, read as a ``Solution``.
 - :mod:`.projection` -- what a solve will cost, without running it.
 """
 

@@ -25,7 +25,7 @@ import numpy as np
 from gops_solver.game.constants import GUARANTEE_TOL
 
 #: what :attr:`GameSolution.kind` and a solution file's header call each engine's solutions
-KINDS = ("classic", "match", "variant", "multi", "blockstore")
+KINDS = ("classic", "match", "variant", "multi", "blockstore", "top")
 
 
 def _bid(key) -> tuple:
@@ -231,8 +231,9 @@ class GameSolution(abc.ABC):
     ----------
     rules : Rules
     kind : str
-        ``classic``, ``match`` (a best-of match or session), ``variant`` or
-        ``multi``: the kind a saved file's header names.
+        ``classic``, ``match`` (a best-of match or session), ``variant``,
+        ``multi`` or ``top`` (the first rounds of a classic game, from a
+        top-levels file): the kind a saved file's header names.
     """
 
     rules = None

@@ -50,7 +50,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from gops_solver.engine.tables import Stage, WORK, game_axes, level_view, stage_matrix, stage_structure
+from gops_solver.engine.tables import Stage, WORK, game_axes, holds_level, level_view, stage_matrix, stage_structure
 from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH
 from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, TOK_SHARED, decode
 from gops_solver.game.rules import Rules
@@ -557,7 +557,7 @@ def _round_equilibrium(solution, st: _Round, value, sa, sb):
     rules, space, tables = solution.rules, solution.space, solution.tables
     n, k, rows = rules.n, st.k, len(st.ha)
     done = np.zeros(rows, dtype=bool)
-    if (solution.stage_solver or "numba") != "numba" or k - 1 > space.kmax:
+    if (solution.stage_solver or "numba") != "numba" or k - 1 > space.kmax or not holds_level(tables, k - 1):
         return done  # the HiGHS backend answers state by state
     pats = space.patterns
     # the states are sorted by their hands: each pair of hands is a run of rows
@@ -632,6 +632,8 @@ def equilibrium_table(solution, rounds: int | None = None, level: int | None = N
     """
     rules = solution.rules
     n = rules.n
+    if getattr(solution, "rounds_held", None) is not None:  # a top-levels file: its rounds only
+        solution.require_rounds(_range(rules, rounds, level)[1])
     cards = _Cards(rules)
     parts = _walk(rules, rounds, level, max_rows, cards)
     rows = sum(len(st.ha) for st in parts)

@@ -17,7 +17,7 @@ from gops_solver.game.encoding import LUT_OFF, TOK_A, TOK_B, StateSpace, classes
 from gops_solver.engine.induction import run_induction
 from gops_solver.game.rules import Rules
 from gops_solver.lp.stage import StageSolveError, check_backend, solve_matrix_game
-from gops_solver.engine.tables import game_axes, level_view, stage_matrix, stage_structure
+from gops_solver.engine.tables import game_axes, holds_level, level_view, stage_matrix, stage_structure
 # the one result type of every engine's query lives with the interface
 from gops_solver.engine.base import QueryResult  # noqa: F401  (public here)
 
@@ -63,11 +63,12 @@ def stage_matrix_of(state, space, tables, s_prev, sum_prev, ci):
     tuple or None
         ``(cards_a, cards_b, M)``: the cards behind each row and column and
         the stage game over those classes (under ``points`` without the score
-        difference); None if any cell is not tabulated.
+        difference); None if any cell is not tabulated, or ``tables`` (a
+        top-levels file) do not hold level ``k - 1``.
     """
     k = state.k
     tok, u, cards_a, cards_b = _class_cards(state)
-    if u > space.union_cap or k - 1 > space.kmax:
+    if u > space.union_cap or k - 1 > space.kmax or not holds_level(tables, k - 1):
         return None
     stage = stage_structure(tok, u, space.patterns.lut, LUT_OFF)
     M = np.empty((stage.na, stage.nb))
@@ -82,7 +83,8 @@ def query_state(rules: Rules, state, space=None, tables=None, stage_solver="numb
     """Solve one decision state's stage game, from stored tables or a sub-game.
 
     When ``tables`` lack a successor (a state the full induction never
-    reaches, or no tables at all) only the sub-game below the state is solved.
+    reaches, a state below the rounds of a top-levels file, or no tables at
+    all) only the sub-game below the state is solved.
     """
     check_backend(stage_solver)
     k = state.k

@@ -66,11 +66,39 @@ class Solution(GameSolution):
         self.match = None
         #: the BlockStore the tables are read from (a blocked solve); None otherwise
         self.store = None
+        #: the :class:`~.top.TopTables` of a top-levels file (the first rounds only); None otherwise
+        self.top = None
 
     @property
     def kind(self) -> str:
-        """``match`` for a match (its file holds every game's tables), else ``classic``."""
+        """``match`` for a match (its file holds every game's tables), ``top`` for a top-levels file, else
+        ``classic``."""
+        if self.top is not None:
+            return "top"
         return "match" if self.match is not None or self.rules.match != "single" else "classic"
+
+    @property
+    def rounds_held(self):
+        """Rounds answered from the tables: R for a top-levels file (rounds 1..R), None for a whole solution."""
+        return None if self.top is None else self.top.rounds
+
+    def holds(self, k: int) -> bool:
+        """Whether a decision with ``k`` cards in each hand is answered from the stored tables.
+
+        Always for a whole solution; for a top-levels file, the decisions of
+        the rounds it holds (level ``k - 1`` stored). A query of any other
+        state solves the state's own sub-game.
+        """
+        return self.top is None or self.top.holds(k - 1)
+
+    def require_rounds(self, last: int) -> None:
+        """Refuse, in one line, a reader of every state of rounds ``1..last`` when the tables hold fewer rounds."""
+        if self.top is not None and last > self.top.rounds:
+            from gops_solver.game.errors import InputValueError
+            held = self.top.rounds
+            said = f"{self.top.name} holds rounds 1..{held} of the game (its top levels), not round {last}: ask for"
+            raise InputValueError(f"{said} rounds={held} or fewer, or use the whole solution",
+                                  f"{said} --rounds {held} or fewer, or use the whole solution")
 
     @property
     def value(self) -> float:
@@ -86,12 +114,13 @@ class Solution(GameSolution):
         return games * float(read(level_view(sp, self.tables, n, [0]), top, 0, 0, 0))
 
     def __repr__(self):
+        held = f", rounds=1..{self.top.rounds}" if self.top is not None else ""
         return (f"Solution({self.rules.describe()}, value={self.value:.12g}, states={self.states}, "
-                f"stage_games={self.stage_games})")
+                f"stage_games={self.stage_games}{held})")
 
     # -- queries ----------------------------------------------------------------
     def query(self, hand_a, hand_b, pot, prizes=(), diff=0, stage_solver=None, game=None,
-              match_score=None, row=None) -> QueryResult:
+              match_score=None, row=None, progress=None) -> QueryResult:
         """Value and optimal bid distributions of a decision state (of a game of a match).
 
         Parameters
@@ -115,6 +144,9 @@ class Solution(GameSolution):
         row : iterable, optional
             The revealed prize as the one-prize row, as open-prize games take
             it: ``pot`` is then the carried pot only.
+        progress : callable, optional
+            ``progress(level, games)`` while a sub-game is solved (a state the
+            tables do not hold, e.g. below a top-levels file's rounds).
 
         Returns
         -------
@@ -136,7 +168,7 @@ class Solution(GameSolution):
             if game not in (None, 1) or match_score not in (None, 0):
                 raise ValueError("a single game has no match position: drop game and match_score, "
                                  "or solve Rules(..., match=...)")
-            return query_state(rules, st, self.space, self.tables, backend)
+            return query_state(rules, st, self.space, self.tables, backend, progress=progress)
         if self.match is None:  # a points session: each game is the single game, totals add up
             from gops_solver.engine.match import MatchTables
             _, _, carried = MatchTables(rules).locate(game, match_score)
@@ -174,7 +206,9 @@ class Solution(GameSolution):
         Every stored value (or a seeded random sample of table slots) is
         recomputed exactly as the induction computed it: the average, over
         the prize revealed next, of the value of the stage game read from
-        level ``k - 1``. See :mod:`gops_solver.engine.verify`.
+        level ``k - 1``. See :mod:`gops_solver.engine.verify`. A top-levels
+        file's lowest level has no level below it in the file: its values are
+        vouched for by their checksums only (``unchecked`` in the result).
 
         Parameters
         ----------
@@ -195,17 +229,25 @@ class Solution(GameSolution):
         return verify_tables(self.space, self.tables, sample=sample, seed=seed, tol=tol)
 
     # -- persistence ---------------------------------------------------------------
-    def save(self, path, *, lock: bool = True) -> None:
+    def save(self, path, *, rounds=None, lock: bool = True) -> None:
         """Write the solution to ``path`` atomically (temporary file, read back, then rename).
 
-        ``lock``: take the target's writer lock (False: the caller, a solve, holds it).
+        ``rounds``: write only the top levels that answer rounds ``1..rounds``
+        exactly, a small top-levels file (:mod:`~.top`; ``gops export
+        --format solution``); a block store may be written so. ``lock``: take
+        the target's writer lock (False: the caller, a solve, holds it).
 
         Raises
         ------
         ValueError
             If the path cannot be written, a ``gops solve`` is writing it now,
-            or the solution is a block store (already on disk).
+            or the solution is a block store (already on disk) and ``rounds``
+            is not given.
         """
+        if rounds is not None or self.top is not None:  # the top levels (again, for a top-levels file)
+            from gops_solver.engine.top import write_top
+            write_top(path, self, self.top.rounds if rounds is None else rounds, lock=lock)
+            return
         if self.store is not None:
             raise ValueError(f"this solution is the block store {self.store.root}, already on disk: copy that "
                              f"folder, or query it where it is")
@@ -234,7 +276,8 @@ def _count_states(table, space, k) -> int:
 
 
 def load_classic(path, rules: Rules | None = None, check: bool = True, tiebreak_match=None) -> Solution:
-    """Open a classic solution (file or block store) written by :meth:`Solution.save` or ``gops solve --out``.
+    """Open a classic solution (file, block store or top-levels file) written by :meth:`Solution.save`,
+    ``gops solve --out`` or ``gops export --format solution``.
 
     :func:`gops_solver.load` opens any solution file and calls this for the classic ones.
 
@@ -274,6 +317,14 @@ def load_classic(path, rules: Rules | None = None, check: bool = True, tiebreak_
             raise unreachable_url(path)
     else:
         store = is_store(path)
+    from gops_solver.engine.storage import container_kind
+    if not store and container_kind(path) == "top":  # the first rounds of a game (gops export --format solution)
+        from gops_solver.engine.top import open_top
+        saved_rules, space, tables, header = open_top(path, rules, check)
+        sol = Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
+                       "numba", header.get("states"))
+        sol.top = tables
+        return sol
     if store:  # a block store written by gops solve --memory / --workers (gops_solver.engine.blocked)
         from gops_solver.engine.blocked import open_store
         saved_rules, space, tables, info = open_store(path, rules, check)

@@ -49,7 +49,7 @@ from gops_solver import __version__
 MAGIC = b"GOPSSOL\x03"
 FORMAT_VERSION = 3
 #: what a container's header ``kind`` may say
-CONTAINER_KINDS = ("classic", "match", "variant", "multi", "store")
+CONTAINER_KINDS = ("classic", "match", "variant", "multi", "store", "top")
 #: the classic format before the container (read still); format 1 is refused
 _V2_MAGIC = b"GOPSSOL\x02"
 _OLD_MAGIC = b"GOPSSOL\x01"
@@ -715,7 +715,7 @@ def _peek_kind(fh):
 
 
 def container_kind(path):
-    """The kind of solution a file holds: ``classic``, ``match``, ``variant``, ``multi``, ``store``, or None.
+    """The kind of solution a file holds: ``classic``, ``match``, ``variant``, ``multi``, ``store``, ``top``, or None.
 
     Reads only the magic and the header (files before the container: the
     magic alone, and ``classic`` for a classic file or match). None for

@@ -210,6 +210,12 @@ def level_view(space, tables, k: int, ranks=None) -> LevelTable:
     return level_table(space, k, tables[k])
 
 
+def holds_level(tables, k: int) -> bool:
+    """Whether ``tables`` hold level ``k``: always, but for a top-levels file (:class:`~.top.TopTables`)."""
+    holds = getattr(tables, "holds", None)
+    return holds is None or bool(holds(k))
+
+
 #: ``set_slot`` of a whole level (the pattern-major layout has no slots)
 NO_SLOTS = np.zeros(0, dtype=np.int64)
 

@@ -162,6 +162,12 @@ class VerifyResult:
     sample : int or None
     seed : int
     seconds : float
+    levels : list of int
+        The levels whose values were recomputed (filled for a top-levels file).
+    unchecked : list of int
+        Stored levels whose values were not recomputed: a top-levels file's
+        lowest level, which has no level below it in the file (its checksums
+        still vouch for it). Empty for a whole solution.
     """
 
     ok: bool
@@ -177,16 +183,25 @@ class VerifyResult:
     seed: int = 0
     seconds: float = 0.0
     levels: list = field(default_factory=list, repr=False)
+    unchecked: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        """JSON-ready form (an infinite residual is written as the string ``"inf"``)."""
+        """JSON-ready form (an infinite residual is written as the string ``"inf"``).
+
+        ``unchecked_levels`` (a top-levels file only): the stored levels whose
+        values are not recomputed, for want of the level below them.
+        """
         def num(v):
             return float(v) if np.isfinite(v) else str(v)
-        return {"ok": self.ok, "max_residual": num(self.max_residual),
-                "max_exploitability": num(self.max_exploitability),
-                "worst": _jsonable(self.worst), "worst_exploit": _jsonable(self.worst_exploit),
-                "slots": self.slots, "states": self.states, "stage_games": self.stage_games,
-                "tol": self.tol, "sample": self.sample, "seed": self.seed, "seconds": round(self.seconds, 3)}
+        out = {"ok": self.ok, "max_residual": num(self.max_residual),
+               "max_exploitability": num(self.max_exploitability),
+               "worst": _jsonable(self.worst), "worst_exploit": _jsonable(self.worst_exploit),
+               "slots": self.slots, "states": self.states, "stage_games": self.stage_games,
+               "tol": self.tol, "sample": self.sample, "seed": self.seed, "seconds": round(self.seconds, 3)}
+        if self.unchecked:
+            out["checked_levels"] = list(self.levels)
+            out["unchecked_levels"] = list(self.unchecked)
+        return out
 
 
 def _jsonable(d):
@@ -260,7 +275,8 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
         If ``sample`` is not a positive whole number or ``tol`` is negative.
     """
     _check_args(sample, tol)
-    if hasattr(tables, "store"):  # a block store: block by block, reading each block's inputs only
+    if hasattr(tables, "store") or hasattr(tables, "lowest"):
+        # a block store or a top-levels file: block by block, reading each block's inputs only
         return _verify_blocked(space, tables, sample, seed, tol)
     t0 = time.perf_counter()
     kmax = space.kmax
@@ -340,22 +356,32 @@ class _Worst:
 
 
 def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
-    """:func:`verify_tables` over a block store: each block checked from the blocks it reads.
+    """:func:`verify_tables` over a block store or a top-levels file: each block checked from the blocks it reads.
 
     Slots are numbered level by level, block by block (set-major), so a
     sample draws uniformly over all slots as for whole tables, and only the
-    blocks holding sampled slots and their inputs are read.
+    blocks holding sampled slots and their inputs are read. A top-levels
+    file (:class:`~.top.TopTables`) is checked from the level above its
+    lowest up: its lowest level has no level below it in the file.
     """
     from gops_solver.engine.blocked import block_axes, block_order, children
     t0 = time.perf_counter()
+    store = getattr(tables, "store", None)
+    lowest = getattr(tables, "lowest", 0)  # a top-levels file: the lowest level held
+    read = read_sampled = tables.read_block if store is None else store.read_block
     if sample is not None:
         # as for a solution file: the values not sampled are at least what the solver wrote
-        tables.store.check(data=True)
-        tables.map_blocks()  # checked: from now on only the entries a sampled slot reads come from disk
+        if store is None:
+            tables.check_values()
+        else:
+            store.check(data=True)
+            tables.map_blocks()  # checked: from now on only the entries a sampled slot reads come from disk
+            read_sampled = store.map_block
     kmax = space.kmax
+    levels = list(range(lowest + 1, kmax + 1))
     nsets = [len(space.sets[k]) for k in range(kmax + 1)]
     blen = [space.size(k) // nsets[k] for k in range(kmax + 1)]
-    sizes = np.array([space.size(k) for k in range(1, kmax + 1)], dtype=np.int64)
+    sizes = np.array([space.size(k) for k in levels], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     total = int(starts[-1])
     picked = None
@@ -365,23 +391,26 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
         sample = None
     game = game_axes(space)
     acc = _Worst()
-    for k in range(1, kmax + 1):
+    for i, k in enumerate(levels):
         lay = space.layouts[k]
         osm = lay.offset // nsets[k]
         level = level_axes(space, k)
         if picked is not None:
-            sel = picked[(picked >= starts[k - 1]) & (picked < starts[k])] - starts[k - 1]
+            sel = picked[(picked >= starts[i]) & (picked < starts[i + 1])] - starts[i]
             ranks, local = sel // blen[k], sel % blen[k]
         wanted = None if picked is None else set(ranks.tolist())
         # neighbours in block order share most of their inputs, which then stay in the cache
         for rank in (r for r in block_order(space, k) if wanted is None or r in wanted):
             slots = np.arange(blen[k], dtype=np.int64) if picked is None else local[ranks == rank]
-            R_b = (tables.store.read_block if picked is None else tables.store.map_block)(k, rank)
+            R_b = (read if picked is None else read_sampled)(k, rank)
             prev = tables.view(k - 1, children(space, k, rank))
             # the flat index the same slot has in a whole (pattern-major) level, to name it
             p = np.searchsorted(osm, slots, side="right") - 1
             where = lay.offset[p] + rank * (osm[p + 1] - osm[p]) + (slots - osm[p])
-            for i in range(0, len(slots), _CHUNK):
-                acc.check(game, block_axes(space, level, k, rank), prev, slots[i:i + _CHUNK], R_b, k,
-                          where[i:i + _CHUNK], R_b[slots[i:i + _CHUNK]])
-    return acc.result(space, tables, tol, sample, seed, t0)
+            for j in range(0, len(slots), _CHUNK):
+                acc.check(game, block_axes(space, level, k, rank), prev, slots[j:j + _CHUNK], R_b, k,
+                          where[j:j + _CHUNK], R_b[slots[j:j + _CHUNK]])
+    res = acc.result(space, tables, tol, sample, seed, t0)
+    if lowest:
+        res.levels, res.unchecked = levels[::-1], [lowest]
+    return res

@@ -263,20 +263,44 @@ class Explorer:
             rules = query_rules(*rule_args.values())
             st = validate_state(rules, p["hand_a"], p["hand_b"], p["pot"],
                                 parse_cards(p["prizes"], rules.n, "prizes"), p["diff"])
-            # a k-card game's size; under win the score differences scale with the points in play
-            inflate = max(1.0, (st.pot + sum(st.prizes)) / (st.k * (st.k + 1) / 2)) if rules.objective == "win" else 1
-            _check_size(Rules(n=st.k, tie=rules.tie, objective=rules.objective), "the sub-game below this position",
-                        inflate)
-            with self._live:  # a few sub-games at a time: each may hold hundreds of MiB
-                job = self.jobs.start(f"solving the sub-game below this position ({st.k} cards)", st.k - 1)
-                try:
-                    return answer_query(*state_args, **rule_args, stage_solver=p["stage_solver"],
-                                        progress=self.jobs.callback(job))
-                finally:
-                    self.jobs.finish(job)
+            return self._live_answer(rules, st, lambda progress: answer_query(
+                *state_args, **rule_args, stage_solver=p["stage_solver"], progress=progress))
+        below = self._below_file(p)
+        if below is not None:  # a top-levels file, and a state below its rounds: its sub-game, solved here
+            held = self.solution.rounds_held
+            fix = (f"this position is below the rounds {self.solution_name} holds (1-{held}); explore a whole "
+                   f"solution (gops explore --solution FILE or STORE)")
+            return self._live_answer(self.solution.rules, below, lambda progress: answer_query(
+                *state_args, **rule_args, stage_solver=p["stage_solver"], solution=self.solution,
+                solution_name=self.solution_name, progress=progress), fix)
         return answer_query(*state_args, **rule_args, game=p["game"], match_score=p["match_score"],
                             stage_solver=p["stage_solver"], solution=self.solution,
                             solution_name=self.solution_name, solve_match=self._full)
+
+    def _below_file(self, p):
+        """The validated state when the stored solution is a top-levels file that does not hold it, else None."""
+        sol = self.solution
+        if sol is None or getattr(sol, "rounds_held", None) is None:
+            return None
+        rules = _checked(lambda: file_rules(sol.rules, self.solution_name, n=p["cards"], tie=p["tie"],
+                                            objective=p["objective"], order=p["order"], match=p["match"],
+                                            draw=p["draw"]))
+        st = validate_state(rules, p["hand_a"], p["hand_b"], p["pot"], parse_cards(p["prizes"], rules.n, "prizes"),
+                            p["diff"])
+        return None if sol.holds(st.k) else st
+
+    def _live_answer(self, rules, st, call, fix=None):
+        """``call(progress)``, which solves the sub-game below ``st``: refused when too large, shown as a job."""
+        # a k-card game's size; under win the score differences scale with the points in play
+        inflate = max(1.0, (st.pot + sum(st.prizes)) / (st.k * (st.k + 1) / 2)) if rules.objective == "win" else 1
+        _check_size(Rules(n=st.k, tie=rules.tie, objective=rules.objective), "the sub-game below this position",
+                    inflate, fix)
+        with self._live:  # a few sub-games at a time: each may hold hundreds of MiB
+            job = self.jobs.start(f"solving the sub-game below this position ({st.k} cards)", st.k - 1)
+            try:
+                return call(self.jobs.callback(job))
+            finally:
+                self.jobs.finish(job)
 
     def _variant(self, p) -> "VariantAnswer":
         """A variant's answer through the one solution interface (the whole game, solved once)."""
@@ -337,7 +361,12 @@ class Explorer:
             return sol
 
     def position(self, params) -> dict:
-        """What the page shows: the query object, the stage matrix, the moves available."""
+        """What the page shows: the query object, the stage matrix, the moves available.
+
+        From a top-levels file, ``query`` says whether the position came from
+        the file (``subgame`` false) or was solved here as its own sub-game
+        (``subgame`` true, with ``note``); the page shows the note.
+        """
         t0 = time.perf_counter()
         ans = self.answer(params)
         if isinstance(ans, VariantAnswer):
@@ -428,7 +457,7 @@ class Explorer:
     def info(self) -> dict:
         name = None if self.solution_name is None else Path(self.solution_name).name
         return {"rules": _rules_info(self.rules), "solution": name,
-                "live_solve_limit": LIVE_SOLVE_LIMIT}
+                "rounds_held": getattr(self.solution, "rounds_held", None), "live_solve_limit": LIVE_SOLVE_LIMIT}
 
 
 def _rules_info(rules: Rules) -> dict:
@@ -436,13 +465,13 @@ def _rules_info(rules: Rules) -> dict:
             "sequence": list(rules.sequence) if rules.sequence else None}
 
 
-def _check_size(rules: Rules, what: str, games: float = 1) -> None:
+def _check_size(rules: Rules, what: str, games: float = 1, fix: str | None = None) -> None:
     """Refuse a solve projected past :data:`LIVE_SOLVE_LIMIT` (``games``: copies of ``rules``'s work)."""
     work = int(projected_work(rules)["total_games"] * games)
     if work > LIVE_SOLVE_LIMIT:
+        fix = fix or "solve the game once with gops solve --out FILE and start gops explore --solution FILE"
         raise InputError(f"solving {what} takes about {work:,} stage games, too many to do here: "
-                         f"solve the game once with gops solve --out FILE and start gops explore --solution FILE, "
-                         f"or choose a position with fewer cards")
+                         f"{fix}, or choose a position with fewer cards")
 
 
 def _check_variant_size(rules: Rules) -> None:

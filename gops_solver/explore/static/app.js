@@ -266,6 +266,9 @@ function renderAnswer(r) {
   drawResponse(r.response);
   drawHeatmap($("heatmap"), r.stage);
   $("step").hidden = !!r.variant;
+  // a top-levels file: a position below its rounds was solved here as its own sub-game
+  $("source-note").hidden = !q.note;
+  $("source-note").textContent = q.note || "";
   $("variant-note").hidden = !r.variant;
   if (r.variant) {
     const what = [];
@@ -579,7 +582,8 @@ function init() {
   // the position first; what the server serves is only a caption
   load(location.search).then(() => getJSON("/api/info")).then((info) => {
     if (info.solution) {
-      $("solution-name").textContent = `stored solution: ${info.solution}`;
+      $("solution-name").textContent = `stored solution: ${info.solution}` + (info.rounds_held
+        ? ` (rounds 1..${info.rounds_held}; a deeper position's sub-game is solved here)` : "");
       for (const id of ["r-cards", "r-tie", "r-objective", "r-order", "r-match", "r-draw", "r-bid-cards", "r-open-prizes",
         "r-tiebreak"]) $(id).disabled = true;
     } else $("solution-name").textContent = "no stored solution: each position's sub-game is solved here";
