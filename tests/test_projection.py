@@ -8,8 +8,9 @@ from click.testing import CliRunner
 
 from gops_solver import Rules, projected_work
 from gops_solver.cli.commands import cli
-from gops_solver.engine.projection import (CALIBRATION, FITS, ANCHOR_MIN_SECONDS, calibrated_seconds, NEEDS_OUT, OVERHEAD_BYTES, TOO_LARGE, duration,
-                                    evaluation_measured, project)
+from gops_solver.engine.projection import (ANCHOR_MIN_SECONDS, BLOCK_RATES, CALIBRATION, FITS, NEEDS_OUT,
+                                           OVERHEAD_BYTES, TOO_LARGE, calibrated_seconds, duration,
+                                           evaluation_measured, plan_blocks, project)
 
 # the plain-Python pass (NUMBA_DISABLE_JIT=1) takes the small cases; the calibration checks below
 # walk whole state spaces, minutes without the kernels, and run in the jitted pass only
@@ -26,8 +27,10 @@ def test_figures_come_from_projected_work():
     # time comes from the games the kernel builds (equal games once), at the rule's measured rate
     assert [lv["stage_solves"] for lv in p.levels] == w["stage_solves"] and p.stage_solves == w["total_solves"]
     assert 0 < p.stage_solves < p.stage_games  # carry: carries and reveals meet at one pot
-    assert (p.seconds, p.basis) == calibrated_seconds(rules, "memory")
-    assert (p.blocked_seconds, p.blocked_basis) == calibrated_seconds(rules, "blocked")
+    assert (p.seconds, p.basis) == calibrated_seconds(rules)
+    # one blocked figure: the block plan's, from the per-level block rates
+    from gops_solver.engine.projection import plan_blocks
+    assert p.blocked_seconds == plan_blocks(rules).seconds
 
 
 @pytest.mark.nojit
@@ -77,57 +80,85 @@ def test_duration_and_evaluation_limit():
 
 @pytest.mark.nojit
 def test_block_plan_prices_each_level_at_its_measured_rate():
-    # README, "Blocked solves": one core ran 1.64 M stage games per second on level-5 blocks of the
-    # 13-card discard/win game and 0.26 M on level-9 blocks of the 12-card one; the stage games
-    # grow with the level, so the projected rate may only fall as k grows
+    # one set of per-level rates gives the CPU-hours, the time here and the cluster plans; from level 5
+    # up the stage games grow with the level, so the projected rate may only fall as k grows
     from gops_solver.game.encoding import full_space
     from gops_solver.engine.induction import set_work
-    from gops_solver.engine.projection import block_rate, plan_blocks
-    rates = [block_rate(k) for k in range(14)]
-    assert rates[5] == 1.64e6 and rates[9] == 0.26e6
-    assert all(a >= b > 0 for a, b in zip(rates, rates[1:]))
-    rules = Rules(7, "discard", "win")
-    sp = full_space(rules)
-    plan = plan_blocks(rules, sp)
-    work = [set_work(sp, k) for k in range(8)]
-    assert plan.cpu_hours * 3600 == pytest.approx(sum(float(w.sum()) / block_rate(k) for k, w in enumerate(work)))
-    # with more workers than blocks a level takes as long as its largest block
-    last = plan.clusters[-1]
-    assert last["seconds"] >= sum(float(w.max()) / block_rate(k) for k, w in enumerate(work)) * (1 - 1e-12)
+    from gops_solver.engine.projection import (BLOCK_RATES, STARTUP_SECONDS, block_rate, machine_speedup,
+                                               plan_blocks)
+    assert set(BLOCK_RATES) == set(itertools.product(("points", "win"), ("carry", "discard")))
+    for (objective, tie), measured in BLOCK_RATES.items():
+        rates = [block_rate(k, objective, tie) for k in range(14)]
+        assert all(rates[k] == measured[k] for k in measured)
+        assert all(a >= b > 0 for a, b in zip(rates[5:], rates[6:])), (objective, tie, rates)
+        rules = Rules(7, tie, objective)
+        sp = full_space(rules)
+        plan = plan_blocks(rules, sp)
+        work = [set_work(sp, k) for k in range(8)]
+        core_s = sum(float(w.sum()) / block_rate(k, objective, tie) for k, w in enumerate(work))
+        assert plan.cpu_hours * 3600 == pytest.approx(core_s)
+        assert plan.seconds == pytest.approx(STARTUP_SECONDS + core_s / machine_speedup())
+        # with more workers than blocks a level takes as long as its largest block
+        last = plan.clusters[-1]
+        floor = sum(float(w.max()) / block_rate(k, objective, tie) for k, w in enumerate(work))
+        assert last["seconds"] >= floor * (1 - 1e-12)
+    assert machine_speedup(1) == 1.0 and machine_speedup(2) > 1.0
 
 
-@pytest.mark.parametrize("point", CALIBRATION, ids=lambda p: f"n{p[0]}-{p[1]}-{p[2]}-{p[3]}-{p[4]}s")
+@pytest.mark.nojit
+def test_every_block_rate_is_a_recorded_measurement():
+    # the constants of projection.py are rows of benchmarks/results.json, with the command that measured them
+    from pathlib import Path
+    from gops_solver.engine.projection import BLOCK_RATES, MACHINE_SPEEDUP
+    rows = json.loads((Path(__file__).parent.parent / "benchmarks" / "results.json").read_text())["results"]
+    got = {r["case"]: r for r in rows if r["measure"].startswith("positions settled per CPU-second (1 thread(s))")}
+    for (objective, tie), rates in BLOCK_RATES.items():
+        for k, rate in rates.items():
+            row = got[f"n=13 {tie}/{objective} blocks, level {k}"]
+            assert rate == pytest.approx(row["value"] * 1e6, rel=0.01), (objective, tie, k)
+            assert row["command"].startswith(f"NUMBA_NUM_THREADS=1 python benchmarks/n13_blocks.py {tie} {objective}")
+    # the speed-up of one process on both cores: the whole run's quiet levels 6 and 7 over one core's
+    ratios = []
+    for k in (6, 7):
+        whole = [r for r in rows if r["case"] == f"n=13 discard/win blocked, level {k}"
+                 and r["measure"].startswith("positions settled per second, one process on 2 cores")]
+        assert whole, k
+        ratios.append(whole[0]["value"] * 1e6 / BLOCK_RATES["win", "discard"][k])
+    assert MACHINE_SPEEDUP == pytest.approx(sum(ratios) / 2, abs=0.01)
+
+
+@pytest.mark.parametrize("point", CALIBRATION, ids=lambda p: f"n{p[0]}-{p[1]}-{p[2]}-{p[3]}s")
 def test_calibrated_projection_agrees_with_each_measured_solve(point):
     # every stored measurement, both runs where two were kept: within 25 %; solves mostly start-up
     # (under ANCHOR_MIN_SECONDS) are projected under that too
-    n, tie, objective, mode, seconds, command = point
+    n, tie, objective, seconds, command = point
     assert command.startswith(f"gops solve --cards {n} --tie {tie} --objective {objective}")
-    assert ("--memory" in command) == (mode == "blocked")
-    projected, basis = calibrated_seconds(Rules(n, tie, objective), mode)
+    assert "--memory" not in command
+    projected, basis = calibrated_seconds(Rules(n, tie, objective))
     if seconds >= ANCHOR_MIN_SECONDS:
         assert projected == pytest.approx(seconds, rel=0.25)
     else:
         assert projected < ANCHOR_MIN_SECONDS
-    assert basis.startswith(f"measured {tie}/{objective} {mode} solves")
+    assert basis.startswith(f"measured {tie}/{objective} memory solves")
 
 
 def test_projection_grows_with_the_deck_and_says_when_it_extrapolates():
-    for tie, objective, mode in itertools.product(("carry", "discard"), ("points", "win"), ("memory", "blocked")):
-        times = [calibrated_seconds(Rules(n, tie, objective), mode)[0] for n in range(4, 14)]
-        assert all(a <= b for a, b in zip(times, times[1:])), (tie, objective, mode, times)
-    assert "extrapolated beyond n = 12" in calibrated_seconds(Rules(13, "discard", "win"), "memory")[1]
-    assert "extrapolated" not in calibrated_seconds(Rules(12, "discard", "win"), "blocked")[1]
-    assert "extrapolated beyond n = 12" in calibrated_seconds(Rules(13, "discard", "win"), "blocked")[1]
-    assert "scaled down from n = 8" in calibrated_seconds(Rules(7, "carry", "win"), "memory")[1]
+    for tie, objective in itertools.product(("carry", "discard"), ("points", "win")):
+        times = [calibrated_seconds(Rules(n, tie, objective))[0] for n in range(4, 14)]
+        assert all(a <= b for a, b in zip(times, times[1:])), (tie, objective, times)
+        blocked = [plan_blocks(Rules(n, tie, objective)).seconds for n in range(4, 14)]
+        assert all(a <= b for a, b in zip(blocked, blocked[1:])), (tie, objective, blocked)
+    assert "extrapolated beyond n = 12" in calibrated_seconds(Rules(13, "discard", "win"))[1]
+    assert "scaled down from n = 8" in calibrated_seconds(Rules(7, "carry", "win"))[1]
 
 
 def test_each_projection_names_its_measurements_and_says_when_it_goes_beyond_them():
     import re
-    for tie, objective, mode in itertools.product(("carry", "discard"), ("points", "win"), ("memory", "blocked")):
-        measured = sorted({r[0] for r in CALIBRATION if r[1:4] == (tie, objective, mode)})
+    for tie, objective in itertools.product(("carry", "discard"), ("points", "win")):
+        measured = sorted({r[0] for r in CALIBRATION if r[1:3] == (tie, objective)})
         for n in range(4, 14):
-            basis = calibrated_seconds(Rules(n, tie, objective), mode)[1]
-            assert basis.startswith(f"measured {tie}/{objective} {mode} solves, n = "), basis
+            basis = calibrated_seconds(Rules(n, tie, objective))[1]
+            assert basis.startswith(f"measured {tie}/{objective} memory solves, n = "), basis
             anchors = [int(x) for x in re.findall(r"(?<!beyond )(?<!from )n = (\d+)", basis)]
             assert set(anchors) <= set(measured), basis
             if n > measured[-1]:
@@ -143,4 +174,4 @@ def test_gops_info_shows_both_times_and_their_measurements():
     assert out.exit_code == 0, out.output
     p = project(Rules(10, "discard", "win"))
     assert f"about {duration(p.seconds)} in memory | about {duration(p.blocked_seconds)} as a block store" in out.output
-    assert "measured discard/win memory solves, n = 8, n = 9, n = 10, n = 11, n = 12 | measured discard/win blocked solves" in out.output
+    assert "measured discard/win memory solves, n = 8, n = 9, n = 10, n = 11, n = 12 | per-level rates measured on n = 13 blocks" in out.output

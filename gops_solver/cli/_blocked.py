@@ -107,19 +107,22 @@ def block_plan_lines(rules, pr, plan) -> list:
     """``gops info``'s lines on a blocked solve: blocks, disk, memory, CPU time, and a cluster plan."""
     import os
     import shutil
-    from gops_solver.engine.projection import block_rate, duration
+    from gops_solver.engine.projection import BLOCK_RATES, block_rate, duration
+
+    def rate(k):
+        return block_rate(k, rules.objective, rules.tie)
+    low, top = min(BLOCK_RATES[rules.objective, rules.tie]), max(BLOCK_RATES[rules.objective, rules.tie])
     gb = 1e9
     free = shutil.disk_usage(os.getcwd()).free
-    here = pr.blocked_seconds  # measured on this machine, not the per-level core rates below
     mem = max(plan.worker_bytes, int(1e9))
     lines = [f"blocked        {plan.blocks:,} blocks of up to {plan.max_block_bytes / 1e6:,.1f} MB "
              f"(mean {plan.mean_block_bytes / 1e6:,.1f} MB); block store {plan.disk_bytes / gb:,.1f} GB on disk "
              f"({plan.raw_bytes / gb:,.1f} GB raw, zstd)",
              f"               a worker needs {plan.worker_bytes / gb:.2f} GB; {plan.cpu_hours:,.1f} CPU-hours "
-             f"at {block_rate(5) / 1e6:.2f} (level 5) to {block_rate(9) / 1e6:.2f} (level 9) M stage games "
-             f"per core-second (measured, n = 12 and 13)"]
+             f"at {rate(low) / 1e6:.2f} (level {low}) to {rate(top) / 1e6:.2f} (level {top}) M positions "
+             f"per core-second (measured on n = 13 blocks)"]
     if fits_here(plan, pr):
-        lines.append(f"               here: about {duration(here)}, with "
+        lines.append(f"               here: about {duration(plan.seconds)}, with "
                      f"gops solve --cards {rules.n} --tie {rules.tie} --objective {rules.objective} "
                      f"--order {rules.order_name} --out DIR --memory {int(mem / 1e9 + 1)}GB")
     else:

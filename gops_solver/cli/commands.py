@@ -791,7 +791,7 @@ def info(cards, tie, objective, order, as_json, as_csv, store, solution, match, 
         return _match_info(rules, as_json, as_csv)
     pr = project(rules)
     gib, ram = 2**30, pr.machine_bytes
-    plan = _block_plan(rules)
+    plan = pr.block_plan
     if as_json:
         click.echo(dumps({**pr.to_dict(), "blocked": plan.to_dict() if plan else None}))
         return
@@ -807,9 +807,13 @@ def info(cards, tie, objective, order, as_json, as_csv, store, solution, match, 
     click.echo(f"memory         {pr.memory_bytes / gib:.2f} GiB with --out (this machine: {ram / gib:.1f} GiB); "
                f"{pr.in_memory_bytes / gib:.2f} GiB without")
     click.echo(f"solution file  {pr.table_bytes / gib:.2f} GiB")
-    click.echo(f"time           about {duration(pr.seconds)} in memory | about {duration(pr.blocked_seconds)} "
-               f"as a block store (--memory), on this machine")
-    click.echo(f"               from {pr.basis} | {pr.blocked_basis} (gops_solver/engine/projection.py)")
+    if plan is None:
+        click.echo(f"time           about {duration(pr.seconds)} in memory, on this machine")
+        click.echo(f"               from {pr.basis} (gops_solver/engine/projection.py)")
+    else:
+        click.echo(f"time           about {duration(pr.seconds)} in memory | about {duration(plan.seconds)} "
+                   f"as a block store (--memory), on this machine")
+        click.echo(f"               from {pr.basis} | {pr.blocked_basis} (gops_solver/engine/projection.py)")
     if pr.fits and not pr.fits_in_memory:
         click.echo("verdict        fits on this machine with --out FILE (levels streamed to disk)")
     elif pr.fits:
@@ -865,14 +869,6 @@ def _solution_info(path, as_json, as_csv):
         click.echo(f"value          {value:.12g}")
     if fields["states"] is not None:
         click.echo(f"states         {fields['states']:,}")
-
-
-def _block_plan(rules):
-    """The blocked-solve projection of a classic two-player single game (None for anything else)."""
-    if rules.players != 2 or not rules.classic or rules.match != "single":
-        return None
-    from gops_solver.engine.projection import plan_blocks
-    return plan_blocks(rules)
 
 
 def _match_info(rules, as_json, as_csv):

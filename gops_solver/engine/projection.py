@@ -39,56 +39,35 @@ IN_MEMORY_SHARE = 0.6
 #: and 5.7 GB peak on the reference machine, 6.6x its n = 9 peak, so n = 11 may exceed 24 GB
 EVAL_MEASURED_MAX_CARDS = 10
 
-#: solves timed on this machine (2 cores shared with other jobs): ``(n, tie, objective, mode, wall seconds,
-#: command)``. ``mode`` is ``"memory"`` (levels held in memory, or streamed to ``--out F``) or ``"blocked"``
-#: (a block store, ``--memory``). n = 8-10: the faster of two runs of each command, ``-q`` and output to
-#: /dev/null, load average 2-10 (other agents' jobs); n = 10 and 12 discard/win at 32, 38 and 10,320 s
-#: (2 h 52 min) were timed by a user; n = 13 points: README, "n = 13 carry/points" and the fastest
-#: discard/points run (4 min 42 s wall). n = 11 and 12 points, n = 11 win, n = 12 discard/win to a
-#: file: one run each, one at a time on an otherwise idle machine (load 1-2), ``-q``, blocked into a
-#: fresh store.
+#: in-memory solves timed on this machine (2 cores shared with other jobs): ``(n, tie, objective, wall
+#: seconds, command)``, levels held in memory or streamed to ``--out F``. n = 8-10: the faster of two
+#: runs of each command, ``-q`` and output to /dev/null, load average 2-10 (other agents' jobs); n = 10
+#: discard/win at 32 s was timed by a user; n = 13 points: README, "n = 13 carry/points" and the fastest
+#: discard/points run (4 min 42 s wall). n = 11 and 12 points, n = 11 win, n = 12 discard/win to a file:
+#: one run each, one at a time on an otherwise idle machine (load 1-2), ``-q``. Blocked solves are
+#: projected from per-level block rates instead (:func:`plan_blocks`).
 CALIBRATION = (
-    (8, "carry", "points", "blocked", 2.56, "gops solve --cards 8 --tie carry --objective points -q --out DIR --memory 2GB"),
-    (8, "carry", "points", "memory", 3.15, "gops solve --cards 8 --tie carry --objective points -q"),
-    (8, "carry", "win", "blocked", 7.78, "gops solve --cards 8 --tie carry --objective win -q --out DIR --memory 2GB"),
-    (8, "carry", "win", "memory", 7.36, "gops solve --cards 8 --tie carry --objective win -q"),
-    (8, "discard", "points", "blocked", 2.58, "gops solve --cards 8 --tie discard --objective points -q --out DIR --memory 2GB"),
-    (8, "discard", "points", "memory", 4.18, "gops solve --cards 8 --tie discard --objective points -q"),
-    (8, "discard", "win", "blocked", 5.15, "gops solve --cards 8 --tie discard --objective win -q --out DIR --memory 2GB"),
-    (8, "discard", "win", "memory", 6.06, "gops solve --cards 8 --tie discard --objective win -q"),
-    (9, "carry", "points", "blocked", 1.70, "gops solve --cards 9 --tie carry --objective points -q --out DIR --memory 2GB"),
-    (9, "carry", "points", "memory", 2.87, "gops solve --cards 9 --tie carry --objective points -q"),
-    (9, "carry", "win", "blocked", 26.77, "gops solve --cards 9 --tie carry --objective win -q --out DIR --memory 2GB"),
-    (9, "carry", "win", "memory", 15.19, "gops solve --cards 9 --tie carry --objective win -q"),
-    (9, "discard", "points", "blocked", 2.13, "gops solve --cards 9 --tie discard --objective points -q --out DIR --memory 2GB"),
-    (9, "discard", "points", "memory", 4.62, "gops solve --cards 9 --tie discard --objective points -q"),
-    (9, "discard", "win", "blocked", 12.36, "gops solve --cards 9 --tie discard --objective win -q --out DIR --memory 2GB"),
-    (9, "discard", "win", "memory", 14.12, "gops solve --cards 9 --tie discard --objective win -q"),
-    (10, "carry", "points", "blocked", 3.09, "gops solve --cards 10 --tie carry --objective points -q --out DIR --memory 2GB"),
-    (10, "carry", "points", "memory", 2.40, "gops solve --cards 10 --tie carry --objective points -q"),
-    (10, "carry", "win", "blocked", 116.63, "gops solve --cards 10 --tie carry --objective win -q --out DIR --memory 2GB"),
-    (10, "carry", "win", "memory", 59.44, "gops solve --cards 10 --tie carry --objective win -q"),
-    (10, "discard", "points", "blocked", 1.78, "gops solve --cards 10 --tie discard --objective points -q --out DIR --memory 2GB"),
-    (10, "discard", "points", "memory", 1.64, "gops solve --cards 10 --tie discard --objective points -q"),
-    (10, "discard", "win", "blocked", 32.43, "gops solve --cards 10 --tie discard --objective win -q --out DIR --memory 2GB"),
-    (10, "discard", "win", "blocked", 38.0, "gops solve --cards 10 --tie discard --objective win --out DIR --memory 2GB"),
-    (10, "discard", "win", "memory", 29.71, "gops solve --cards 10 --tie discard --objective win -q"),
-    (10, "discard", "win", "memory", 32.0, "gops solve --cards 10 --tie discard --objective win"),
-    (11, "discard", "points", "memory", 6.12, "gops solve --cards 11 --tie discard --objective points -q"),
-    (11, "discard", "points", "blocked", 6.87, "gops solve --cards 11 --tie discard --objective points -q --out DIR --memory 2GB"),
-    (11, "carry", "points", "memory", 11.28, "gops solve --cards 11 --tie carry --objective points -q"),
-    (11, "carry", "points", "blocked", 21.11, "gops solve --cards 11 --tie carry --objective points -q --out DIR --memory 2GB"),
-    (12, "discard", "points", "memory", 33.32, "gops solve --cards 12 --tie discard --objective points -q"),
-    (12, "discard", "points", "blocked", 41.76, "gops solve --cards 12 --tie discard --objective points -q --out DIR --memory 2GB"),
-    (12, "carry", "points", "memory", 67.96, "gops solve --cards 12 --tie carry --objective points -q"),
-    (12, "carry", "points", "blocked", 161.65, "gops solve --cards 12 --tie carry --objective points -q --out DIR --memory 2GB"),
-    (11, "discard", "win", "memory", 224.28, "gops solve --cards 11 --tie discard --objective win -q"),
-    (11, "discard", "win", "blocked", 278.51, "gops solve --cards 11 --tie discard --objective win -q --out DIR --memory 2GB"),
-    (11, "carry", "win", "blocked", 1084.36, "gops solve --cards 11 --tie carry --objective win -q --out DIR --memory 2GB"),
-    (12, "discard", "win", "memory", 2091.22, "gops solve --cards 12 --tie discard --objective win -q --out F"),
-    (12, "discard", "win", "blocked", 10320.0, "gops solve --cards 12 --tie discard --objective win --out DIR --memory 2GB"),
-    (MAX_CARDS, "discard", "points", "memory", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
-    (MAX_CARDS, "carry", "points", "memory", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
+    (8, "carry", "points", 3.15, "gops solve --cards 8 --tie carry --objective points -q"),
+    (8, "carry", "win", 7.36, "gops solve --cards 8 --tie carry --objective win -q"),
+    (8, "discard", "points", 4.18, "gops solve --cards 8 --tie discard --objective points -q"),
+    (8, "discard", "win", 6.06, "gops solve --cards 8 --tie discard --objective win -q"),
+    (9, "carry", "points", 2.87, "gops solve --cards 9 --tie carry --objective points -q"),
+    (9, "carry", "win", 15.19, "gops solve --cards 9 --tie carry --objective win -q"),
+    (9, "discard", "points", 4.62, "gops solve --cards 9 --tie discard --objective points -q"),
+    (9, "discard", "win", 14.12, "gops solve --cards 9 --tie discard --objective win -q"),
+    (10, "carry", "points", 2.40, "gops solve --cards 10 --tie carry --objective points -q"),
+    (10, "carry", "win", 59.44, "gops solve --cards 10 --tie carry --objective win -q"),
+    (10, "discard", "points", 1.64, "gops solve --cards 10 --tie discard --objective points -q"),
+    (10, "discard", "win", 29.71, "gops solve --cards 10 --tie discard --objective win -q"),
+    (10, "discard", "win", 32.0, "gops solve --cards 10 --tie discard --objective win"),
+    (11, "discard", "points", 6.12, "gops solve --cards 11 --tie discard --objective points -q"),
+    (11, "carry", "points", 11.28, "gops solve --cards 11 --tie carry --objective points -q"),
+    (12, "discard", "points", 33.32, "gops solve --cards 12 --tie discard --objective points -q"),
+    (12, "carry", "points", 67.96, "gops solve --cards 12 --tie carry --objective points -q"),
+    (11, "discard", "win", 224.28, "gops solve --cards 11 --tie discard --objective win -q"),
+    (12, "discard", "win", 2091.22, "gops solve --cards 12 --tie discard --objective win -q --out F"),
+    (MAX_CARDS, "discard", "points", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
+    (MAX_CARDS, "carry", "points", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
 )
 
 #: shorter solves are mostly start-up (imports, numba's cache) and vary twofold from run to run: no rate
@@ -98,18 +77,17 @@ ANCHOR_MIN_SECONDS = 10.0
 STARTUP_SECONDS = 1.3
 
 
-def _work(rules: Rules, mode: str) -> int:
-    """What a solve's time scales with: games the kernel builds (in memory) or every block's games."""
+def _work(rules: Rules) -> int:
+    """What an in-memory solve's time scales with: the stage games the kernel builds."""
     from gops_solver.engine.solution import projected_work
-    w = projected_work(rules)
-    return w["total_solves"] if mode == "memory" else w["total_games"]
+    return projected_work(rules)["total_solves"]
 
 
-def calibrated_seconds(rules: Rules, mode: str = "memory") -> tuple:
-    """Wall time of a solve of ``rules`` on this machine, from :data:`CALIBRATION`.
+def calibrated_seconds(rules: Rules) -> tuple:
+    """Wall time of an in-memory solve of ``rules`` on this machine, from :data:`CALIBRATION`.
 
-    The anchors are the measured solves of the same tie, objective and mode
-    that last :data:`ANCHOR_MIN_SECONDS` or more (the faster run of each deck),
+    The anchors are the measured solves of the same tie and objective that
+    last :data:`ANCHOR_MIN_SECONDS` or more (the faster run of each deck),
     and the largest shorter one below them, whose time is mostly start-up.
     Between two anchors the time is interpolated on a log-log scale of their
     work (:func:`_work`); beyond the largest it grows at that solve's rate
@@ -120,7 +98,6 @@ def calibrated_seconds(rules: Rules, mode: str = "memory") -> tuple:
     Parameters
     ----------
     rules : Rules
-    mode : {"memory", "blocked"}
 
     Returns
     -------
@@ -128,20 +105,18 @@ def calibrated_seconds(rules: Rules, mode: str = "memory") -> tuple:
         The seconds, and which measurements they rest on (for ``gops info``).
     """
     import math
-    if mode not in ("memory", "blocked"):
-        raise ValueError(f"mode {mode!r}: use memory or blocked")
     fastest = {}
     for r in CALIBRATION:  # the faster run of each deck size
-        if (r[1], r[2], r[3]) == (rules.tie, rules.objective, mode):
-            fastest[r[0]] = min(fastest.get(r[0], math.inf), r[4])
+        if (r[1], r[2]) == (rules.tie, rules.objective):
+            fastest[r[0]] = min(fastest.get(r[0], math.inf), r[3])
     long_n = [n for n, t in fastest.items() if t >= ANCHOR_MIN_SECONDS]
     # a short solve anchors the low end only (its time is start-up, which a rate would scale)
     short_n = [n for n, t in fastest.items() if t < ANCHOR_MIN_SECONDS and n < min(long_n, default=math.inf)]
     used = sorted(long_n + ([max(short_n)] if short_n else []))
-    anchors = [(_work(Rules(n, rules.tie, rules.objective), mode), fastest[n], n) for n in used]
+    anchors = [(_work(Rules(n, rules.tie, rules.objective)), fastest[n], n) for n in used]
     anchors.sort()
-    w = _work(rules, mode)
-    basis = f"measured {rules.tie}/{rules.objective} {mode} solves, " + ", ".join(f"n = {n}" for n in used)
+    w = _work(rules)
+    basis = f"measured {rules.tie}/{rules.objective} memory solves, " + ", ".join(f"n = {n}" for n in used)
     if not long_n:
         basis += " (short solves only)"
     (w0, s0, n0), (w1, s1, n1) = anchors[0], anchors[-1]
@@ -197,10 +172,6 @@ class Projection:
         (:func:`~.induction.level_solves`; fewer under the carry rule).
     basis : str
         The measurements ``seconds`` rests on.
-    blocked_seconds : float
-        Projected wall time of a blocked solve (``--memory``) on this machine.
-    blocked_basis : str
-        The measurements ``blocked_seconds`` rests on.
     """
 
     rules: Rules
@@ -214,8 +185,23 @@ class Projection:
     levels: list = field(default_factory=list, repr=False)
     stage_solves: int = 0
     basis: str = ""
-    blocked_seconds: float = 0.0
-    blocked_basis: str = ""
+
+    #: what ``blocked_seconds`` rests on
+    blocked_basis = "per-level rates measured on n = 13 blocks (benchmarks/n13_blocks.py)"
+
+    @property
+    def block_plan(self):
+        """The blocked-solve plan (:func:`plan_blocks`) of a classic two-player single game; None otherwise."""
+        if "_plan" not in self.__dict__:
+            r = self.rules
+            self.__dict__["_plan"] = plan_blocks(r) if r.players == 2 and r.classic and r.match == "single" else None
+        return self.__dict__["_plan"]
+
+    @property
+    def blocked_seconds(self):
+        """Projected wall time of a blocked solve (``--memory``) on this machine; None where none is made."""
+        plan = self.block_plan
+        return None if plan is None else plan.seconds
 
     @property
     def table_entries(self) -> int:
@@ -269,11 +255,9 @@ def project(rules: Rules, machine_bytes: int | None = None) -> Projection:
     ram = machine_memory() if machine_bytes is None else int(machine_bytes)
     levels = [{"k": k, "stage_games": g, "stage_solves": v, "table_bytes": b}
               for k, (g, v, b) in enumerate(zip(w["stage_games"], w["stage_solves"], w["table_bytes"]))]
-    seconds, basis = calibrated_seconds(rules, "memory")
-    blocked, blocked_basis = calibrated_seconds(rules, "blocked")
+    seconds, basis = calibrated_seconds(rules)
     return Projection(rules, w["total_games"], w["total_bytes"], w["peak_bytes"], w["peak_bytes"] + OVERHEAD_BYTES,
-                      w["total_bytes"] + OVERHEAD_BYTES, seconds, ram, levels, w["total_solves"], basis, blocked,
-                      blocked_basis)
+                      w["total_bytes"] + OVERHEAD_BYTES, seconds, ram, levels, w["total_solves"], basis)
 
 
 def evaluation_measured(rules: Rules) -> bool:
@@ -343,24 +327,48 @@ def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjec
 # blocked solves (gops solve --memory / --workers): blocks, disk, workers, cluster plans
 # ---------------------------------------------------------------------------
 
-#: stage games per CPU-second of ONE core solving real `win` blocks, by level k: the stage games
-#: grow with the level (k x k classes), so the rate falls. Levels 5-8: every block below one
-#: level-8 prize set of the n = 13 discard/win game (benchmarks/n13_blocks.py, 1.64, 1.11, 0.76 and
-#: 0.46 M/s, measured while other jobs loaded the machine); levels 7-9: the n = 12 discard/win
-#: solve on free cores (0.70, 0.42 and 0.26 M/s). Where both were measured, their mean.
-BLOCK_RATES = {5: 1.64e6, 6: 1.11e6, 7: 0.73e6, 8: 0.44e6, 9: 0.26e6}
+#: positions settled per CPU-second of ONE core on real blocks of the 13-card game, by objective, tie and
+#: level k: a position is one (state, reveal, difference) of :func:`~.induction.set_work`, solved by an LP
+#: or settled without one (a sure win or loss under ``win``). Measured with this version by
+#: ``NUMBA_NUM_THREADS=1 python benchmarks/n13_blocks.py TIE OBJECTIVE OUT``: every block below one prize
+#: set, grouped as a blocked solve groups them, CPU time, levels of 5 CPU-seconds or more (rows in
+#: benchmarks/results.json). The stage games grow with k (k x k classes), so the rate falls; below the
+#: lowest level measured the rate is that level's, beyond the highest it falls on at the ratio of the
+#: last two.
+BLOCK_RATES = {
+    ("win", "discard"): {6: 2.495e6, 7: 1.669e6, 8: 1.011e6},
+    ("win", "carry"): {5: 4.007e6, 6: 2.257e6},
+    ("points", "discard"): {7: 0.899e6, 8: 0.726e6, 9: 0.481e6},
+    ("points", "carry"): {6: 1.626e6, 7: 1.095e6},
+}
 
-#: beyond level 9 the rate is extrapolated with the measured level-8 to level-9 ratio
-_RATE_STEP = 0.26 / 0.44
+#: a blocked solve in one process on this machine's 2 cores over one core: the n = 13 discard/win run's
+#: level-6 and level-7 blocks that finished while it had the machine to itself (benchmarks/block_rates.py,
+#: 4.25 and 2.91 M positions a second) over the one-core rates above, the mean of the two levels
+MACHINE_SPEEDUP = 1.72
+#: the cores :data:`MACHINE_SPEEDUP` was measured with
+MEASURED_CORES = 2
 
 
-def block_rate(k: int) -> float:
-    """Projected stage games per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`)."""
-    if k <= 5:
-        return BLOCK_RATES[5]
-    if k <= 9:
-        return BLOCK_RATES[k]
-    return BLOCK_RATES[9] * _RATE_STEP ** (k - 9)
+def block_rate(k: int, objective: str = "win", tie: str = "discard") -> float:
+    """Projected positions per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`)."""
+    rates = BLOCK_RATES[objective, tie]
+    lo, hi = min(rates), max(rates)
+    if k <= lo:
+        return rates[lo]
+    if k <= hi:
+        return rates[k]
+    step = rates[hi] / rates[hi - 1] if hi - 1 in rates else 1.0
+    return rates[hi] * step ** (k - hi)
+
+
+def machine_speedup(cores: int | None = None) -> float:
+    """One process on ``cores`` cores (default: this machine's) over one core, from :data:`MACHINE_SPEEDUP`."""
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    if cores <= 1:
+        return 1.0
+    # the measured parallel efficiency, carried to another core count
+    return 1.0 + (cores - 1) * (MACHINE_SPEEDUP - 1.0) / (MEASURED_CORES - 1)
 
 
 #: a block store's files over its raw float64 data (zstd level 1, per-block headers included), measured on
@@ -392,11 +400,16 @@ class BlockPlan:
     worker_bytes : int
         Memory one worker needs: its largest block with the blocks it reads, plus overhead.
     cpu_hours : float
-        Each level's stage games over its :func:`block_rate`, summed.
+        Each level's positions over its one-core :func:`block_rate`, summed.
     clusters : list of dict
         ``{"workers", "seconds"}``: wall time with that many one-core
-        workers, each level waiting for the one below (its largest block
-        bounds it from below).
+        workers at the same rates, each level waiting for the one below
+        (its largest block bounds it from below).
+    raw_bytes : int
+        The blocks' raw data.
+    seconds : float
+        Wall time of ``gops solve --memory`` on this machine: the CPU time
+        over :func:`machine_speedup`, plus start-up.
     """
 
     blocks: int
@@ -407,11 +420,13 @@ class BlockPlan:
     cpu_hours: float
     clusters: list
     raw_bytes: int = 0
+    seconds: float = 0.0
 
     def to_dict(self) -> dict:
         return {"blocks": self.blocks, "max_block_bytes": self.max_block_bytes,
                 "mean_block_bytes": self.mean_block_bytes, "disk_bytes": self.disk_bytes, "raw_bytes": self.raw_bytes,
-                "worker_bytes": self.worker_bytes, "cpu_hours": self.cpu_hours, "clusters": self.clusters}
+                "worker_bytes": self.worker_bytes, "cpu_hours": self.cpu_hours, "seconds": self.seconds,
+                "clusters": self.clusters}
 
 
 def plan_blocks(rules: Rules, space=None) -> BlockPlan:
@@ -428,14 +443,15 @@ def plan_blocks(rules: Rules, space=None) -> BlockPlan:
     disk = int(raw * COMPRESSED_SHARE[rules.objective, rules.tie])
     work = [set_work(space, k) for k in range(space.kmax + 1)]
     games = sum(int(w.sum()) for w in work)
-    rates = [block_rate(k) for k in range(space.kmax + 1)]
+    rates = [block_rate(k, rules.objective, rules.tie) for k in range(space.kmax + 1)]
     clusters = []
     for w in CLUSTER_SIZES:
         secs = sum(max(float(x.sum()) / w, float(x.max())) / r for x, r in zip(work, rates))
         clusters.append({"workers": w, "seconds": secs})
     core_s = sum(float(x.sum()) / r for x, r in zip(work, rates))
     return BlockPlan(blocks, max(blen), int(sum(n * b for n, b in zip(nsets, blen)) / blocks), disk,
-                     plan_memory(space)["min_bytes"] + OVERHEAD_BYTES, core_s / 3600, clusters, raw)
+                     plan_memory(space)["min_bytes"] + OVERHEAD_BYTES, core_s / 3600, clusters, raw,
+                     STARTUP_SECONDS + core_s / machine_speedup())
 
 
 # ---------------------------------------------------------------------------
