@@ -10,7 +10,10 @@ over the tree, sampled every 0.1 s; Dask workers included):
     workers2  gops solve ... --out DIR --workers 2 (a local Dask cluster)
 
 Usage: python benchmarks/blocked_compare.py --cards 10 --tie discard --objective win
-       [--memory 1GB] [--reps 2] [--modes memory,blocked,workers2]
+       [--memory 1GB] [--reps 2] [--modes memory,blocked,workers2] [--record MACHINE]
+
+``--record MACHINE`` adds one row per mode to ``benchmarks/results.json``: the
+median wall time, and for the other modes their median over the in-memory one.
 """
 import argparse
 import json
@@ -58,6 +61,7 @@ def main():
     ap.add_argument("--memory", default="1GB")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--modes", default="memory,blocked,workers2")
+    ap.add_argument("--record", default=None, metavar="MACHINE", help="add the rows to benchmarks/results.json")
     a = ap.parse_args()
     base = [sys.executable, "-m", "gops_solver", "solve", "--cards", str(a.cards), "--tie", a.tie,
             "--objective", a.objective, "--json", "-q"]
@@ -73,6 +77,7 @@ def main():
                          "peak_rss_mb": round(peak / 2**20), "value": res["value"], "stage_games": res["stage_games"]})
             print(json.dumps(rows[-1]), flush=True)
     ref = [r["wall_s"] for r in rows if r["mode"] == "memory"]
+    summary = []
     for mode in a.modes.split(","):
         w = [r["wall_s"] for r in rows if r["mode"] == mode]
         line = {"mode": mode, "median_wall_s": sorted(w)[len(w) // 2],
@@ -80,6 +85,24 @@ def main():
         if ref:
             line["wall_over_memory"] = round(sorted(w)[len(w) // 2] / sorted(ref)[len(ref) // 2], 3)
         print(json.dumps(line), flush=True)
+        summary.append(line)
+    if a.record:
+        import os
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from _results import record
+        case = f"n={a.cards} {a.tie}/{a.objective}"
+        cmd = (f"python benchmarks/blocked_compare.py --cards {a.cards} --tie {a.tie} --objective {a.objective} "
+               f"--memory {a.memory} --reps {a.reps} --modes {a.modes}")
+        out = []
+        for line in summary:
+            runs = ", ".join(f"{r['wall_s']} s" for r in rows if r["mode"] == line["mode"])
+            detail = f"runs {runs} (modes alternated); peak {line['max_peak_rss_mb']} MB"
+            out.append({"case": f"{case}, {line['mode']}", "measure": "solve wall time (fresh process, median)",
+                        "value": line["median_wall_s"], "unit": "s", "detail": detail, "command": cmd})
+            if ref and line["mode"] != "memory":
+                out.append({"case": f"{case}, {line['mode']} over in memory", "measure": "wall time ratio (medians)",
+                            "value": line["wall_over_memory"], "unit": "x", "detail": detail, "command": cmd})
+        record(out, a.record)
 
 
 if __name__ == "__main__":
