@@ -334,7 +334,8 @@ def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjec
 #: set, grouped as a blocked solve groups them, CPU time, levels of 5 CPU-seconds or more (rows in
 #: benchmarks/results.json). The stage games grow with k (k x k classes), so the rate falls; below the
 #: lowest level measured the rate is that level's, beyond the highest it falls on at the ratio of the
-#: last two.
+#: last two. Measured on a processor without AVX-512, where the stage games go one at a time
+#: (:data:`~.induction.LANES_ON` off); with AVX-512 they go eight at a time, faster (not measured here).
 BLOCK_RATES = {
     ("win", "discard"): {6: 2.495e6, 7: 1.669e6, 8: 1.011e6},
     ("win", "carry"): {5: 4.007e6, 6: 2.257e6},
