@@ -111,7 +111,8 @@ def block_plan_lines(rules, pr, plan) -> list:
 
     def rate(k):
         return block_rate(k, rules.objective, rules.tie)
-    low, top = min(BLOCK_RATES[rules.objective, rules.tie]), max(BLOCK_RATES[rules.objective, rules.tie])
+    measured = BLOCK_RATES[rules.objective, rules.tie]
+    low, top = min(measured), max(measured)
     gb = 1e9
     free = shutil.disk_usage(os.getcwd()).free
     mem = max(plan.worker_bytes, int(1e9))

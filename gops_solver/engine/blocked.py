@@ -30,7 +30,7 @@ from gops_solver.game.constants import MAX_CARDS
 from gops_solver.engine.induction import deal, games_array, level0_table, level_kernel, set_work
 from gops_solver.game.rules import Rules
 from gops_solver.lp.stage import StageSolveError
-from gops_solver.engine.storage import notify
+from gops_solver.engine.storage import notify, saved_rules
 from gops_solver.engine.tables import LevelTable, game_axes, level_axes
 
 
@@ -577,13 +577,7 @@ def open_store(path, rules=None, check=True):
     """
     from gops_solver.game.encoding import full_space
     store = BlockStore.open(path)
-    try:
-        saved = Rules.from_dict(store.manifest["rules"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path} has rules this gops does not know ({exc}): solve again") from None
-    if rules is not None and saved != rules:
-        raise ValueError(f"{path} holds a solution for {saved.describe()}, not {rules.describe()}: "
-                         f"use a matching store or solve these rules")
+    saved = saved_rules(store.manifest, path, rules, what="store")
     if not store.is_complete():
         raise ValueError(f"{path} holds an unfinished solve: continue it with {solve_command(saved, path)} --resume")
     space = full_space(saved)
@@ -626,10 +620,7 @@ def store_status(path) -> dict:
     from gops_solver.engine._blockstore import _parse_head
     from gops_solver.game.encoding import full_space
     store = BlockStore.open(path)
-    try:
-        rules = Rules.from_dict(store.manifest["rules"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path} has rules this gops does not know ({exc}): solve again") from None
+    rules = saved_rules(store.manifest, path)
     space = full_space(rules)
     if store_manifest(rules, space)["block_len"] != store.block_len:
         raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again with --restart")

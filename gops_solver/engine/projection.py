@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.rules import Rules
@@ -189,13 +190,11 @@ class Projection:
     #: what ``blocked_seconds`` rests on
     blocked_basis = "per-level rates measured on n = 13 blocks (benchmarks/n13_blocks.py)"
 
-    @property
+    @cached_property
     def block_plan(self):
         """The blocked-solve plan (:func:`plan_blocks`) of a classic two-player single game; None otherwise."""
-        if "_plan" not in self.__dict__:
-            r = self.rules
-            self.__dict__["_plan"] = plan_blocks(r) if r.players == 2 and r.classic and r.match == "single" else None
-        return self.__dict__["_plan"]
+        r = self.rules
+        return plan_blocks(r) if r.players == 2 and r.classic and r.match == "single" else None
 
     @property
     def blocked_seconds(self):
@@ -351,7 +350,7 @@ MACHINE_SPEEDUP = 1.72
 MEASURED_CORES = 2
 
 
-def block_rate(k: int, objective: str = "win", tie: str = "discard") -> float:
+def block_rate(k: int, objective: str, tie: str) -> float:
     """Projected positions per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`)."""
     rates = BLOCK_RATES[objective, tie]
     lo, hi = min(rates), max(rates)

@@ -25,8 +25,8 @@ from gops_solver.game.constants import VALUE_TOL
 from gops_solver.game.encoding import StateSpace, full_space  # noqa: F401  (full_space is public here)
 from gops_solver.engine.induction import level_solves, level_work, run_induction
 from gops_solver.engine.query import QueryResult, query_state  # noqa: F401  (QueryResult is public here)
-from gops_solver.engine.storage import (check_out_path, clean_stale_temps, notify, read_solution, unreachable_url, url_scheme,
-                                        write_solution)
+from gops_solver.engine.storage import (check_out_path, clean_stale_temps, notify, read_solution, saved_rules,
+                                        unreachable_url, url_scheme, write_solution)
 from gops_solver.game.rules import Rules, validate_state
 from gops_solver.engine.tables import level_view, read_value
 
@@ -320,42 +320,36 @@ def load_classic(path, rules: Rules | None = None, check: bool = True, tiebreak_
     from gops_solver.engine.storage import container_kind
     if not store and container_kind(path) == "top":  # the first rounds of a game (gops export --format solution)
         from gops_solver.engine.top import open_top
-        saved_rules, space, tables, header = open_top(path, rules, check)
-        sol = Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
+        saved, space, tables, header = open_top(path, rules, check)
+        sol = Solution(saved, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
                        "numba", header.get("states"))
         sol.top = tables
         return sol
     if store:  # a block store written by gops solve --memory / --workers (gops_solver.engine.blocked)
         from gops_solver.engine.blocked import open_store
-        saved_rules, space, tables, info = open_store(path, rules, check)
-        sol = Solution(saved_rules, space, tables, info.get("stage_games", 0), info.get("seconds", 0.0),
+        saved, space, tables, info = open_store(path, rules, check)
+        sol = Solution(saved, space, tables, info.get("stage_games", 0), info.get("seconds", 0.0),
                        "numba", info.get("states"))
         sol.seconds_this_run = float(info.get("seconds_this_run", sol.seconds))
         sol.store = tables.store
         return sol
     header, tables = read_solution(path, check=check)
-    try:
-        saved_rules = Rules.from_dict(header["rules"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path} has rules this gops does not know ({exc}): solve again") from None
-    if rules is not None and saved_rules != rules:
-        raise ValueError(f"{path} holds a solution for {saved_rules.describe()}, not {rules.describe()}: "
-                         f"use a matching file or solve these rules")
+    saved = saved_rules(header, path, rules)
     match = None
     if "match_games" in header:  # a session under win or a best-of match: every game's tables
         from gops_solver.engine.match import match_from_header
         into = None
-        if saved_rules.tiebreak != "share":
+        if saved.tiebreak != "share":
             if tiebreak_match is None:
                 raise ValueError(f"{path} holds a match settled by a tiebreak: open it with gops_solver.load")
-            into = tiebreak_match(saved_rules)
-        match = match_from_header(saved_rules, header, tables, path, into)
+            into = tiebreak_match(saved)
+        match = match_from_header(saved, header, tables, path, into)
         space, tables = match.games[match.first()]
     else:
-        space = full_space(saved_rules)
-        if len(tables) != saved_rules.n + 1 or any(len(t) != space.size(k) for k, t in enumerate(tables)):
+        space = full_space(saved)
+        if len(tables) != saved.n + 1 or any(len(t) != space.size(k) for k, t in enumerate(tables)):
             raise ValueError(f"{path} is corrupted (its tables do not match its rules): solve again")
-    sol = Solution(saved_rules, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
+    sol = Solution(saved, space, tables, header.get("stage_games", 0), header.get("seconds", 0.0),
                    header.get("stage_solver", "numba"), header.get("states"))
     sol.match = match
     sol.seconds_this_run = float(header.get("seconds_this_run", sol.seconds))

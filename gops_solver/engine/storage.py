@@ -243,6 +243,24 @@ def unreachable_url(path, exc=None) -> ValueError:
 _ERRNO = re.compile(r"\[Errno -?\d+\]\s*")
 
 
+def saved_rules(header, name, rules=None, again: str = "solve again", what: str = "file"):
+    """The :class:`~gops_solver.game.rules.Rules` a solution file or store was written for.
+
+    ``header`` is its header or manifest (its ``rules`` entry is read). ValueError in one
+    line when this gops cannot read them (the fix: ``again``), or when
+    ``rules`` is given and differs (``what`` names the kind of solution).
+    """
+    from gops_solver.game.rules import Rules
+    try:
+        saved = Rules.from_dict(header["rules"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{name} has rules this gops does not know ({exc}): {again}") from None
+    if rules is not None and saved != rules:
+        raise ValueError(f"{name} holds a solution for {saved.describe()}, not {rules.describe()}: "
+                         f"use a matching {what} or solve these rules")
+    return saved
+
+
 def in_words(exc: BaseException) -> str:
     """An exception's cause as a short phrase: the OS's words for an ``OSError``, else its first line.
 

@@ -44,7 +44,7 @@ import numpy as np
 from gops_solver import __version__
 from gops_solver.engine._blockstore import ZSTD_LEVEL, _zstd
 from gops_solver.engine.blocked import block_table, count_states, pattern_major, set_major
-from gops_solver.engine.storage import (FORMAT_VERSION, FileKind, atomic_write, header_bytes, open_table_file,
+from gops_solver.engine.storage import (FORMAT_VERSION, FileKind, atomic_write, header_bytes, open_table_file, saved_rules,
                                         read_header)
 from gops_solver.game.rules import Rules
 
@@ -190,13 +190,7 @@ def open_top(path, rules: Rules | None = None, check: bool = True, name=None):
     again = f"write it again with {TOP.writer}"
     with open_table_file(path, name) as (fh, actual):
         header, start = read_header(fh, name, TOP, validate=_top_fields)
-    try:
-        saved = Rules.from_dict(header["rules"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{name} has rules this gops does not know ({exc}): {again}") from None
-    if rules is not None and saved != rules:
-        raise ValueError(f"{name} holds a solution for {saved.describe()}, not {rules.describe()}: "
-                         f"use a matching file or solve these rules")
+    saved = saved_rules(header, name, rules, again)
     space = full_space(saved)
     rounds = header["rounds"]
     want = top_levels(saved.n, rounds) if 1 <= rounds < saved.n else None
