@@ -54,6 +54,12 @@ def test_info_projects_variants():
     assert r.exit_code == 0 and "games solved" in r.output, r.output
 
 
+def test_info_of_a_variant_refuses_a_solution_file(tmp_path):
+    # -s reads its rules from the file, so variant options beside it are refused in one line
+    r = run("info", "--bid-cards", 2, "-s", tmp_path / "x.gops")
+    assert r.exit_code == 2 and "drop --bid-cards" in r.output and "Traceback" not in r.output, r.output
+
+
 @pytest.mark.parametrize("args, rate", [(("--bid-cards", 2, "--objective", "points"), "points"),
                                         (("--bid-cards", 2, "--objective", "win"), "win"),
                                         (("--open-prizes", 2, "--objective", "win"), "win-open"),

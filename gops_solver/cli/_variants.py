@@ -214,8 +214,11 @@ def _query(solution, cards, tie, objective, order, hand_a, hand_b, pot, prizes, 
         click.echo(f"choices {'; '.join(cells) or 'no decisive pair in the supports'}")
 
 
-def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards, open_prizes, tiebreak, store=None):
+def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards, open_prizes, tiebreak, store=None,
+          solution=None):
     from gops_solver.variants.solution import projected_variant
+    if solution is not None:
+        raise click.UsageError("-s reads the rules from the solution: drop --bid-cards, --open-prizes and --tiebreak")
     if store is not None:
         raise click.UsageError("--store reads a block store of the classic game: drop --bid-cards, --open-prizes "
                                "and --tiebreak")
