@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from gops_solver.game.constants import MAX_CARDS
 from gops_solver.game.rules import Rules
@@ -78,8 +78,12 @@ ANCHOR_MIN_SECONDS = 10.0
 STARTUP_SECONDS = 1.3
 
 
+@lru_cache(maxsize=256)
 def _work(rules: Rules) -> int:
-    """What an in-memory solve's time scales with: the stage games the kernel builds."""
+    """What an in-memory solve's time scales with: the stage games the kernel builds.
+
+    Cached: each projection reads the calibration anchors' work again, and counting a deck's
+    stage games enumerates its patterns."""
     from gops_solver.engine.solution import projected_work
     return projected_work(rules)["total_solves"]
 
