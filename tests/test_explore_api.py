@@ -486,13 +486,3 @@ def test_bad_variant_parameters_get_400_naming_them(extra, word):
         assert r.status_code == 400, (path, r.text)
         err = r.json()["error"]  # the parameter, or its command-line option (the page's fields are those options)
         assert (word in err or word.replace("_", "-") in err) and "\n" not in err
-
-
-def test_explore_refuses_a_three_player_file_in_one_line(tmp_path):
-    from gops_solver.multi.solution import solve_multi
-    path = tmp_path / "m3.gops"
-    solve_multi(Rules(2, players=3)).save(path)
-    r = CliRunner().invoke(cli, ["explore", "-s", str(path), "--no-browser", "--port", "0"])
-    assert r.exit_code == 2
-    line = r.stderr.strip()
-    assert "\n" not in line and "3-player game does not define" in line

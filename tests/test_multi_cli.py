@@ -71,3 +71,15 @@ def test_verify_exit_status(capsys):
 def test_players_2_is_the_classic_game(capsys):
     assert _run(["solve", "--players", "2", "--cards", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["value"] == 0
+
+
+def test_explore_refuses_a_three_player_file_in_one_line(tmp_path, capsys):
+    # here rather than beside the explorer's tests: this file's worker has the 3-player kernels compiled
+    from gops_solver import Rules
+    from gops_solver.multi.solution import solve_multi
+    path = tmp_path / "m3.gops"
+    solve_multi(Rules(2, players=3)).save(path)
+    code = _run(["explore", "-s", str(path), "--no-browser", "--port", "0"])
+    line = capsys.readouterr().err.strip()
+    assert code == 2
+    assert "\n" not in line and "3-player game does not define" in line

@@ -156,6 +156,9 @@ def _support_solution(U, flat, wk, supports, owner, reps, slot, lean=None, iters
     rows = np.cumsum([0] + [s + 1 for s in sizes])
     R, N = len(reps), int(cuts[-1])
     cols = [list(s) for s in supports]
+    # the index arrays of each Jacobian block, built once per tuple (np.ix_ per Newton step cost a third of the time)
+    own = [rows[c] + np.arange(sizes[c]) for c in range(R)]
+    blocks = [[np.ix_(cols[c], cols[d]) for d in range(R)] for c in range(R)]
 
     def start(s):
         if lean not in s or len(s) == 1:
@@ -176,11 +179,10 @@ def _support_solution(U, flat, wk, supports, owner, reps, slot, lean=None, iters
         res = np.empty(rows[-1])
         J = np.zeros((rows[-1], N + R))
         for c in range(R):
-            own = rows[c] + np.arange(sizes[c])
-            res[own] = u[c, cols[c]] - z[N + c]
+            res[own[c]] = u[c, cols[c]] - z[N + c]
             for d in range(R):
-                J[own, cuts[d]:cuts[d + 1]] = D[c, d][np.ix_(cols[c], cols[d])]
-            J[own, N + c] = -1.0
+                J[own[c], cuts[d]:cuts[d + 1]] = D[c, d][blocks[c][d]]
+            J[own[c], N + c] = -1.0
             res[rows[c + 1] - 1] = z[cuts[c]:cuts[c + 1]].sum() - 1.0
             J[rows[c + 1] - 1, cuts[c]:cuts[c + 1]] = 1.0
         return res, J
