@@ -334,9 +334,10 @@ def test_gops_explore_port_in_use_is_one_line():
 
 
 def test_progress_is_visible_while_a_sub_game_solves():
-    ex = Explorer(rules=Rules(9))
-    params = [("hand_a", "1,2,3,4,5,6,7,8"), ("hand_b", "2,3,4,5,6,7,8,9"), ("pot", "1"),
-              ("prizes", "3,4,5,6,7,8,9"), ("diff", "0")]
+    # a 7-card sub-game: solved by the serial kernel every worker compiles anyway, slowly enough to watch its levels
+    ex = Explorer(rules=Rules(8))
+    params = [("hand_a", "1,2,3,4,5,6,7"), ("hand_b", "2,3,4,5,6,7,8"), ("pot", "1"),
+              ("prizes", "3,4,5,6,7,8"), ("diff", "0")]
     seen = []
     worker = threading.Thread(target=lambda: seen.append(("answer", ex.answer(params).result.value)))
     worker.start()
@@ -345,8 +346,8 @@ def test_progress_is_visible_while_a_sub_game_solves():
         time.sleep(0.002)
     worker.join()
     jobs = [j for j in seen if isinstance(j, dict)]
-    assert jobs and jobs[0]["what"].startswith("solving the sub-game below this position (8 cards)")
-    assert jobs[0]["levels"] == 7
+    assert jobs and jobs[0]["what"].startswith("solving the sub-game below this position (7 cards)")
+    assert jobs[0]["levels"] == 6
     assert max(j["level"] for j in jobs) >= 1 and max(j["games"] for j in jobs) > 0
     assert ex.jobs.snapshot() == []  # finished jobs leave the list
     assert seen[-1][0] == "answer"
