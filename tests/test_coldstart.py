@@ -26,37 +26,6 @@ def _gops(args, cache):
     return subprocess.run(GOPS + args, capture_output=True, text=True, env=env, timeout=900)
 
 
-def test_notice_on_empty_cache_only_then_warmup_leaves_nothing_to_compile(tmp_path):
-    # one cold compile (a 3-card points solve), then the same command on the cache it filled
-    args = ["solve", "--cards", "3", "--json"]
-    cold = _gops(args, tmp_path)
-    assert cold.returncode == 0, cold.stderr
-    assert cold.stderr.count(NOTICE) == 1
-    assert NOTICE not in cold.stdout
-    assert json.loads(cold.stdout)["value"] == 0  # stdout is the JSON object alone
-    warm = _gops(args, tmp_path)
-    assert warm.returncode == 0, warm.stderr
-    assert NOTICE not in warm.stderr and NOTICE not in warm.stdout
-    assert json.loads(warm.stdout)["value"] == 0
-    # a small game is solved by the serial twin of the points kernel: neither the parallel kernel
-    # nor any win kernel is compiled
-    index = [p.name for p in Path(tmp_path).rglob("*.nbi")]
-    assert any("_points_serial" in name for name in index)
-    assert not any("_points_kernel" in name or "_win_" in name for name in index)
-    # gops warmup on the same cache (one cold compile fewer than on an empty one): one line per step on
-    # stderr, then the first evaluate and solve of a small game find every kernel cached (no notice)
-    warmup = _gops(["warmup"], tmp_path)
-    assert warmup.returncode == 0, warmup.stderr
-    steps = [line.split()[0] for line in warmup.stderr.splitlines() if line.startswith("  ")]
-    assert steps == ["solve", "solve", "queries", "exact", "simulation"] and warmup.stdout == ""
-    first = _gops(["evaluate", "--a", "match", "--cards", "6", "--tie", "discard"], tmp_path)
-    assert first.returncode == 0, first.stderr
-    assert NOTICE not in first.stderr and "vs equilibrium" in first.stdout
-    # a small win game takes the serial win kernel that warmup compiled (larger ones take the parallel one)
-    solve = _gops(["solve", "--cards", "6", "--tie", "discard", "--objective", "win"], tmp_path)
-    assert solve.returncode == 0 and NOTICE not in solve.stderr
-
-
 @pytest.mark.parametrize("objective", ["points", "win"])
 def test_serial_twin_same_bits(objective):
     # a small game's levels are filled by the serial twins, a large one's by the parallel kernels:
@@ -114,8 +83,9 @@ print(json.dumps({d.py_func.__qualname__: len(d.signatures) for d in gc.get_obje
 """
 
 
-def test_a_first_solve_and_evaluate_compile_each_function_once(tmp_path):
-    # what a first solve (with its opening) and evaluate run is compiled once: a helper reached with
+def test_a_first_run_compiles_once_says_so_once_and_warmup_leaves_nothing(tmp_path):
+    # One empty cache, three checks in turn (each cold compile costs CPU-seconds).
+    # 1. What a first solve (with its opening) and evaluate run is compiled once: a helper reached with
     # an int8 here and an int64 there, or with a literal, is compiled again, its callees with it; and a
     # small game's serial kernel leaves the SIMD lanes uncompiled. An empty cache: code loaded from a
     # cache registers its entry points only, not the helpers compiled into them
@@ -127,3 +97,31 @@ def test_a_first_solve_and_evaluate_compile_each_function_once(tmp_path):
     assert {"_points_serial", "stage_structure", "_eq_policy", "solve_stage"} <= set(compiled)
     assert {name: count for name, count in compiled.items() if count > 1} == {}
     assert "solve_batch" not in compiled and "_flush" not in compiled
+    # 2. The notice: a first win solve (its kernel not yet compiled) says so once on stderr, the same
+    # command on the cache it filled says nothing
+    args = ["solve", "--cards", "3", "--objective", "win", "--json"]
+    cold = _gops(args, tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr.count(NOTICE) == 1
+    assert NOTICE not in cold.stdout
+    assert json.loads(cold.stdout)["value"] == 0  # stdout is the JSON object alone
+    warm = _gops(args, tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    assert NOTICE not in warm.stderr and NOTICE not in warm.stdout
+    assert json.loads(warm.stdout)["value"] == 0
+    # small games are solved by the serial twins: neither parallel kernel is compiled
+    index = [p.name for p in Path(tmp_path).rglob("*.nbi")]
+    assert any("_points_serial" in name for name in index) and any("_win_serial" in name for name in index)
+    assert not any("_points_kernel" in name or "_win_kernel" in name for name in index)
+    # 3. gops warmup on the same cache: one line per step on stderr, then the first evaluate and solve
+    # of a small game find every kernel cached (no notice)
+    warmup = _gops(["warmup"], tmp_path)
+    assert warmup.returncode == 0, warmup.stderr
+    steps = [line.split()[0] for line in warmup.stderr.splitlines() if line.startswith("  ")]
+    assert steps == ["solve", "solve", "queries", "exact", "simulation"] and warmup.stdout == ""
+    first = _gops(["evaluate", "--a", "match", "--cards", "6", "--tie", "discard"], tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert NOTICE not in first.stderr and "vs equilibrium" in first.stdout
+    # a small win game takes the serial win kernel (larger ones take the parallel one)
+    solve = _gops(["solve", "--cards", "6", "--tie", "discard", "--objective", "win"], tmp_path)
+    assert solve.returncode == 0 and NOTICE not in solve.stderr
