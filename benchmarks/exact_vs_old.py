@@ -11,8 +11,9 @@ process of its own with its checkout on ``PYTHONPATH`` and writes its level
 tables to an ``.npz`` (a block store's blocks put back in the in-memory
 layout); the tables are then compared: the same NaN pattern (states that do
 not occur) and every value within ``--tol`` (1e-12). The largest difference
-per case and the solve times go to ``benchmarks/exact_vs_old.json``; the exit
-status is 1 if any case differs.
+per case and the solve times go to ``benchmarks/exact_vs_old.json`` (``--record
+MACHINE`` adds the summary row to ``benchmarks/results.json``); the exit status
+is 1 if any case differs.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def _dump(checkout, n, tie, order, mode, scratch):
 
 def _difference(a_path, b_path):
     """(largest |a - b| over the entries both hold, whether the NaN patterns agree, entries compared)."""
-    worst, same_nan, entries = 0.0, True, 0
+    worst, entries = 0.0, 0
     with np.load(a_path) as a, np.load(b_path) as b:
         if sorted(a.files) != sorted(b.files):
             return float("inf"), False, 0
@@ -81,7 +82,22 @@ def _difference(a_path, b_path):
             entries += int(ok.sum())
             if ok.any():
                 worst = max(worst, float(np.max(np.abs(x[ok] - y[ok]))))
-    return worst, same_nan, entries
+    return worst, True, entries
+
+
+def _row(result) -> dict:
+    """The performance page's row of a comparison (benchmarks/results.json)."""
+    rows = result["rows"]
+    big = max(rows, key=lambda r: r["entries"])
+    return {"case": f"n<={max(r['n'] for r in rows)} win tables against the commit before the sure-win shortcut and "
+                    f"compressed blocks ({result['old']}), both ties, random and descending orders",
+            "measure": "largest |difference| over every entry",
+            "value": max(r["max_abs_difference"] for r in rows), "unit": "",
+            "detail": f"{result['failed']} of {result['cases']} cases differ: in memory and as a block store for every "
+                      f"n, on a local Dask cluster of 2 workers to n = {max(r['n'] for r in rows if r['mode'] == 'dask')}; "
+                      f"the same states everywhere; {big['entries']:,} entries at n = {big['n']} "
+                      f"{big['tie']}/{big['order']}; rows in benchmarks/exact_vs_old.json",
+            "command": "python benchmarks/exact_vs_old.py --old <git worktree of the old commit>"}
 
 
 def main(argv=None) -> int:
@@ -92,6 +108,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dask-max-cards", type=int, default=8)
     ap.add_argument("--tol", type=float, default=1e-12)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "exact_vs_old.json"))
+    ap.add_argument("--record", default=None, metavar="MACHINE", help="add the summary row to benchmarks/results.json")
     args = ap.parse_args(argv)
     old_commit = subprocess.run(["git", "-C", args.old, "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()
@@ -129,6 +146,10 @@ def main(argv=None) -> int:
         os.fsync(fh.fileno())
     os.replace(tmp_out, args.out)
     print(f"{len(rows) - failed} of {len(rows)} cases equal to {args.tol:g}; written to {args.out}")
+    if args.record:
+        sys.path.insert(0, str(ROOT))
+        from benchmarks._results import record
+        record([_row(result)], args.record)
     return 1 if failed else 0
 
 

@@ -49,7 +49,7 @@ def test_serial_twin_same_bits(objective):
 def test_quiet_and_the_environment_turn_the_notice_off(monkeypatch):
     # -q promises no notes on stderr; GOPS_COMPILE_NOTICE=0 is how the test suite keeps its outputs steady.
     # In process, with every kernel taken for uncompiled: the plain command prints the notice, the other
-    # two do not (is_cached itself is checked on a real cache by the test above)
+    # two do not (is_cached itself is checked on a real cache by the first-run test below)
     from click.testing import CliRunner
     from gops_solver.cli import _compile
     from gops_solver.cli.commands import cli
