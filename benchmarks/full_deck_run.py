@@ -4,7 +4,8 @@
 
 Starts ``gops solve --cards 13 --tie discard --objective win --out STORE
 --memory 6GB --resume`` (any rules: ``--cards``, ``--tie``, ``--objective``)
-and writes the legs file atomically every minute while it runs: a leg that
+and writes the legs file atomically every minute while it runs (blocks done,
+disk used, the solve's peak resident memory): a leg that
 is killed with its process (a session that ends) keeps its last minute, and
 the next run adds a leg of its own. Keep the store and the legs file outside
 the work tree, so that they outlive a fresh checkout; copy the legs file
@@ -45,6 +46,18 @@ def _disk(store: str) -> int:
     return total
 
 
+def _peak_rss(pid: int) -> int | None:
+    """The process's peak resident memory so far (bytes; Linux ``VmHWM``), or None where unknown."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
 def _save(path: str, legs: list) -> None:
     tmp = f"{path}.tmp"
     with open(tmp, "w") as fh:
@@ -64,6 +77,9 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", default="6GB")
     args = ap.parse_args(argv)
     legs = json.load(open(args.legs)) if os.path.exists(args.legs) else []
+    for old in legs:
+        if old["status"] == "running":  # its process ended without a word: a session that ended, or a kill
+            old["status"] = "ended with its process before it finished; --resume went on from its blocks"
     cmd = ["gops", "solve", "--cards", str(args.cards), "--tie", args.tie, "--objective", args.objective,
            "--out", args.store, "--memory", args.memory, "--resume", "--json"]
     leg = {"leg": len(legs) + 1, "command": " ".join(cmd), "start": _now(), "blocks_at_start": _blocks(args.store),
@@ -75,6 +91,9 @@ def main(argv=None) -> int:
     proc = subprocess.Popen(cmd, stdout=out, stderr=log)
     while proc.poll() is None:
         time.sleep(60)
+        peak = _peak_rss(proc.pid)
+        if peak is not None:
+            leg["peak_rss_bytes"] = max(peak, leg.get("peak_rss_bytes", 0))
         leg.update(end=_now(), blocks_at_end=_blocks(args.store), disk_bytes=_disk(args.store))
         _save(args.legs, legs)
     leg.update(end=_now(), blocks_at_end=_blocks(args.store), disk_bytes=_disk(args.store),

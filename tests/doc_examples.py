@@ -14,6 +14,8 @@ What runs
   (files a command writes are there for the next one). A page may name
   commands to run silently first, in an HTML comment anywhere on the page:
   ``<!-- setup: gops solve --cards 8 --tie discard --out d8.gops -->``.
+  A page that reads files of the repository names them
+  (``<!-- repo files: solutions -->``): each is linked into the directory.
 * A block that shows output but must not run (an interactive ``gops play``, a
   server, a cluster run, a benchmark of minutes) has an HTML comment on the
   line before its fence: ``<!-- not run: interactive -->``; the tests list it
@@ -68,6 +70,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)
 _FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
 _NOT_RUN = re.compile(r"^\s*<!--\s*not run:\s*(.*?)\s*-->\s*$")
 _SETUP = re.compile(r"<!--\s*setup:\s*(.*?)\s*-->")
+_REPO = re.compile(r"<!--\s*repo files:\s*(.*?)\s*-->")
 _FILE = re.compile(r"^\s*<!--\s*file:\s*([\w.-]+)\s*-->\s*$")
 _ENV = re.compile(r"^((?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*)(.*)$")
 
@@ -148,6 +151,15 @@ def find_blocks(path: Path) -> list:
 def setup_commands(path: Path) -> list:
     """The ``<!-- setup: ... -->`` commands of a page."""
     return _SETUP.findall(path.read_text(encoding="utf-8"))
+
+
+def link_repo_files(path: Path, cwd: Path) -> None:
+    """Link the repository paths a page names (``<!-- repo files: a b -->``) into ``cwd``."""
+    for names in _REPO.findall(path.read_text(encoding="utf-8")):
+        for name in names.split():
+            if not (ROOT / name).exists():
+                raise FileNotFoundError(f"{path.name} names repo file {name}, which is not in the repository")
+            (cwd / name).symlink_to(ROOT / name)
 
 
 def split_env(cmd: str) -> tuple:
@@ -252,6 +264,7 @@ class PageRun:
         """Run blocks up to ``index``; return None when block ``index`` matched, else why not."""
         if not self._setup_done:
             self._setup_done = True
+            link_repo_files(self.path, self.cwd)
             for cmd in setup_commands(self.path):
                 run_command(cmd, self.cwd)
         old = os.getcwd()
@@ -298,6 +311,7 @@ def rewrite(path: Path) -> list:
     old = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         run = PageRun(path, Path(tmp))
+        link_repo_files(path, run.cwd)
         for cmd in setup_commands(path):
             run_command(cmd, run.cwd)
         run._setup_done = True

@@ -462,3 +462,36 @@ def test_a_folder_with_files_in_a_blocks_place_is_refused_in_one_line(tmp_path):
     lines = [ln for ln in res.output.splitlines() if ln.startswith("error")]
     assert len(lines) == 1 and "folder with files in it" in lines[0] and "Traceback" not in res.output
     assert open(os.path.join(path, "mine.txt")).read() == "user data"  # nothing of the user's is deleted
+
+
+def test_verify_whole_blocks_drawn_from_every_level(tmp_path):
+    from gops_solver.engine.verify import pick_blocks
+    rules = Rules(n=6, tie="discard", objective="win")
+    sol = solve(rules, out=tmp_path / "st", memory="200MB")
+    sp = sol.space
+    nsets = {k: len(sp.sets[k]) for k in range(1, sp.kmax + 1)}
+    drawn = pick_blocks(nsets, 12, seed=4)
+    assert all(len(drawn[k]) >= 1 for k in nsets) and sum(map(len, drawn.values())) == 12
+    assert drawn == pick_blocks(nsets, 12, seed=4) and drawn != pick_blocks(nsets, 12, seed=5)
+    assert sum(map(len, pick_blocks(nsets, 2, 0).values())) == len(nsets)  # one per level at least
+    assert pick_blocks(nsets, 10**6, 0) == {k: set(range(v)) for k, v in nsets.items()}
+    res = sol.verify(blocks=12, seed=4)
+    assert res.ok and res.blocks == {k: sorted(v) for k, v in drawn.items()}
+    # every slot of each drawn block is checked
+    assert res.slots == sum(len(v) * (sp.size(k) // nsets[k]) for k, v in drawn.items())
+    everything = sol.verify(blocks=10**6)
+    assert (everything.slots, everything.stage_games) == (sol.verify().slots, sol.verify().stage_games)
+    # a value changed inside a drawn block, its checksums rewritten to match, is recomputed and found
+    k = 4
+    rank = sorted(drawn[k])[0]
+    data = sol.store.read_block(k, rank).copy()
+    j = int(np.flatnonzero(~np.isnan(data) & (np.abs(data) < 0.9))[0])
+    data[j] += 1e-6
+    sol.store.write_block(k, rank, data)
+    bad = load(tmp_path / "st").verify(blocks=12, seed=4)
+    assert not bad.ok and bad.worst["level"] == k and bad.max_residual > 5e-7
+    for wrong, match in ((dict(blocks=0), "positive"), (dict(blocks=3, sample=5), "not both")):
+        with pytest.raises(ValueError, match=match):
+            sol.verify(**wrong)
+    with pytest.raises(ValueError, match="sample= instead"):
+        solve(Rules(n=4, tie="discard", objective="win")).verify(blocks=3)

@@ -135,8 +135,18 @@ def test_cli_verify_ok_and_errors(tmp_path):
     assert r.exit_code == 0 and "verdict            OK" in r.output and "checksums          OK" in r.output
     data = json.loads(run("verify", path, "--json", "--sample", 20, "--seed", 4).stdout)
     assert data["ok"] and data["slots"] == 20 and data["sample"] == 20
+    store = tmp_path / "st"
+    solve(Rules(5, "discard", "win"), out=store, memory="200MB")
+    r = run("verify", "-s", store, "--blocks", 7, "--seed", 2)
+    assert r.exit_code == 0 and "7 whole blocks (seed 2)" in r.output and "level 1: 1" in r.output
+    assert "every slot of the 7 drawn blocks is recomputed" in r.output
+    data = json.loads(run("verify", "-s", store, "--blocks", 7, "--json").stdout)
+    assert data["ok"] and sum(len(v) for v in data["blocks"].values()) == 7
+    variant = tmp_path / "v.gops"
+    assert run("solve", "-n", 4, "--bid-cards", 2, "--out", variant).exit_code == 0
     for args in [("verify", tmp_path / "missing.gops"), ("verify", path, "--sample", 0),
-                 ("verify", path, "--tol", -1)]:
+                 ("verify", path, "--tol", -1), ("verify", path, "--blocks", 3),
+                 ("verify", "-s", store, "--blocks", 3, "--sample", 3), ("verify", variant, "--blocks", 2)]:
         bad = run(*args)
         assert bad.exit_code == 2
         out = "".join(line for line in bad.output.splitlines(True) if not line.startswith("warning: "))

@@ -261,8 +261,11 @@ def _info(cards, tie, objective, order, as_json, as_csv, match, draw, bid_cards,
     click.echo("verdict        " + ("fits on this machine" if fits else "will NOT fit on this machine"))
 
 
-def _verify(solution, sample, seed, tol, as_json, as_csv=False, **_):
+def _verify(solution, sample, seed, tol, as_json, as_csv=False, blocks=None, **_):
     from gops_solver.variants.solution import load_variant
+    if blocks is not None:
+        raise click.UsageError(f"--blocks checks the blocks of a block store, and {solution} is a variant "
+                               f"solution file: use --sample N")
     if as_csv:
         raise click.UsageError("--csv is for classic solution files; use --json for a variant file")
     try:

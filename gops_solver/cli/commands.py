@@ -512,13 +512,16 @@ def _dist(strategy) -> str:
                   "solution)")
 @click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
               help="check N table slots drawn at random (seeded) instead of all")
-@click.option("--seed", type=int, default=0, help="seed of the sample [0]")
+@click.option("--blocks", type=click.IntRange(min=1), default=None, metavar="N",
+              help="a block store or top-levels file: check every slot of N whole blocks drawn at random "
+                   "(seeded), at least one from each level")
+@click.option("--seed", type=int, default=0, help="seed of the sample or of --blocks [0]")
 @click.option("--tol", type=click.FloatRange(min=0.0), default=VALUE_TOL,
               help=f"largest residual and exploitability accepted [{tol_text(VALUE_TOL)}]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--csv", "as_csv", is_flag=True, help="print a header line and one CSV row")
 @players_option("verify")
-def verify(solution, sample, seed, tol, as_json, as_csv):
+def verify(solution, sample, blocks, seed, tol, as_json, as_csv):
     """Recompute every stored value from the level below; exit 1 if any is off."""
     from gops_solver.api import load
     # a failed checksum is reported, not fatal: the recomputation below is
@@ -531,7 +534,12 @@ def verify(solution, sample, seed, tol, as_json, as_csv):
         sol, checksum_ok = load(solution, check=False), False
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    res = sol.verify(sample=sample, seed=seed, tol=tol)
+    if sample is not None and blocks is not None:
+        raise click.UsageError("choose one of --sample N (table slots) and --blocks N (whole blocks)")
+    if blocks is not None and not (hasattr(sol.tables, "store") or hasattr(sol.tables, "lowest")):
+        raise click.UsageError(f"--blocks checks the blocks of a block store or a top-levels file, and "
+                               f"{solution} holds whole tables: use --sample N")
+    res = sol.verify(sample=sample, seed=seed, tol=tol, blocks=blocks)
     ok = res.ok and checksum_ok
     if as_csv:
         click.echo(csv_text(RULES_HEADER + ["slots", "states", "sample", "seed", "stage_games", "max_residual",
@@ -545,7 +553,10 @@ def verify(solution, sample, seed, tol, as_json, as_csv):
     else:
         click.echo(f"rules              {sol.rules.describe()}")
         click.echo(f"checked            {res.slots:,} slots ({res.states:,} stored states)"
-                   + (f", sample of {res.sample:,} (seed {res.seed})" if res.sample else ""))
+                   + (f", sample of {res.sample:,} (seed {res.seed})" if res.sample else "")
+                   + (f", {_count_blocks(res.blocks)} whole blocks (seed {res.seed})" if res.blocks else ""))
+        if res.blocks:
+            click.echo("blocks             " + "  ".join(f"level {k}: {len(r)}" for k, r in sorted(res.blocks.items())))
         click.echo(f"stage games        {res.stage_games:,}")
         click.echo(f"max residual       {res.max_residual:.3g}")
         click.echo(f"max exploitability {res.max_exploitability:.3g}")
@@ -572,11 +583,18 @@ def _certifies(res) -> str:
               else f" of levels {res.levels[0]}..{res.levels[-1]}")
         lowest = (f"; level {', '.join(map(str, res.unchecked))}, the lowest this file holds, has no level below "
                   f"it here: only its checksums vouch for it")
+    if res.blocks:
+        return (f"every slot of the {_count_blocks(res.blocks):,} drawn blocks{of} is recomputed{lowest}; every other "
+                f"block only matches what the solver wrote (checksums): drop --blocks to check all")
     if res.sample:
         return (f"the {res.slots:,} sampled slots{of} are recomputed{lowest}; every other value only matches what "
                 f"the solver wrote (checksums), so a value computed wrongly elsewhere is not found: drop --sample "
                 f"to check all")
     return f"every stored value{of} is recomputed from the level below{lowest}"
+
+
+def _count_blocks(blocks) -> int:
+    return sum(len(r) for r in blocks.values())
 
 
 def _slot_text(d) -> str:

@@ -200,7 +200,7 @@ class Solution(GameSolution):
         from gops_solver.engine.export import DEFAULT_MAX_ROWS, to_frame
         return to_frame(self, rounds, level, DEFAULT_MAX_ROWS if max_rows is None else max_rows)
 
-    def verify(self, sample=None, seed=0, tol=VALUE_TOL):
+    def verify(self, sample=None, seed=0, tol=VALUE_TOL, blocks=None):
         """Recompute stored values from the level below and certify the stage strategies.
 
         Every stored value (or a seeded random sample of table slots) is
@@ -218,6 +218,10 @@ class Solution(GameSolution):
         seed : int
         tol : float
             The largest residual and exploitability accepted (default 1e-9).
+        blocks : int, optional
+            A block store or a top-levels file: check every slot of this many
+            whole blocks, at least one from each level, drawn with
+            ``numpy.random.default_rng(seed)``. Not with ``sample``.
 
         Returns
         -------
@@ -226,7 +230,7 @@ class Solution(GameSolution):
             slots named as example hands, hidden prizes, carry and diff.
         """
         from gops_solver.engine.verify import verify_tables
-        return verify_tables(self.space, self.tables, sample=sample, seed=seed, tol=tol)
+        return verify_tables(self.space, self.tables, sample=sample, seed=seed, tol=tol, blocks=blocks)
 
     # -- persistence ---------------------------------------------------------------
     def save(self, path, *, rounds=None, lock: bool = True) -> None:

@@ -168,6 +168,8 @@ class VerifyResult:
         Stored levels whose values were not recomputed: a top-levels file's
         lowest level, which has no level below it in the file (its checksums
         still vouch for it). Empty for a whole solution.
+    blocks : dict or None
+        With ``blocks=``: the blocks checked whole, ``{level: [ranks]}``.
     """
 
     ok: bool
@@ -184,6 +186,7 @@ class VerifyResult:
     seconds: float = 0.0
     levels: list = field(default_factory=list, repr=False)
     unchecked: list = field(default_factory=list)
+    blocks: dict | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready form (an infinite residual is written as the string ``"inf"``).
@@ -198,6 +201,8 @@ class VerifyResult:
                "worst": _jsonable(self.worst), "worst_exploit": _jsonable(self.worst_exploit),
                "slots": self.slots, "states": self.states, "stage_games": self.stage_games,
                "tol": self.tol, "sample": self.sample, "seed": self.seed, "seconds": round(self.seconds, 3)}
+        if self.blocks is not None:
+            out["blocks"] = {str(k): ranks for k, ranks in self.blocks.items()}
         if self.unchecked:
             out["checked_levels"] = list(self.levels)
             out["unchecked_levels"] = list(self.unchecked)
@@ -249,7 +254,7 @@ def describe_slot(space, tables, k: int, f: int, stored=None) -> dict:
             "carry": int(space.cvals[k][ci]), "diff": int(di - space.dmax[k]), "stored": stored}
 
 
-def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyResult:
+def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL, blocks=None) -> VerifyResult:
     """Recompute every stored value of ``tables`` (or a seeded sample); see module docstring.
 
     Parameters
@@ -264,6 +269,12 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
     seed : int
     tol : float
         Largest residual and exploitability accepted.
+    blocks : int, optional
+        A block store or a top-levels file only: check every slot of this
+        many whole blocks, one drawn at random from each level checked and
+        the rest uniformly over all remaining blocks
+        (``numpy.random.default_rng(seed)``); all blocks when at least their
+        number. Not with ``sample``.
 
     Returns
     -------
@@ -272,12 +283,23 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL) -> VerifyRe
     Raises
     ------
     ValueError
-        If ``sample`` is not a positive whole number or ``tol`` is negative.
+        If ``sample`` or ``blocks`` is not a positive whole number, both are
+        given, ``blocks`` is given for tables that are not in blocks, or
+        ``tol`` is negative.
     """
     _check_args(sample, tol)
-    if hasattr(tables, "store") or hasattr(tables, "lowest"):
+    blocked = hasattr(tables, "store") or hasattr(tables, "lowest")
+    if blocks is not None:
+        if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)) or blocks < 1:
+            raise ValueError(f"blocks={blocks!r} must be a positive whole number of blocks (or None)")
+        if sample is not None:
+            raise ValueError("give one of sample (table slots) and blocks (whole blocks), not both")
+        if not blocked:
+            raise ValueError("blocks= checks the blocks of a block store or a top-levels file; this solution "
+                             "holds whole tables: use sample= instead")
+    if blocked:
         # a block store or a top-levels file: block by block, reading each block's inputs only
-        return _verify_blocked(space, tables, sample, seed, tol)
+        return _verify_blocked(space, tables, sample, seed, tol, blocks)
     t0 = time.perf_counter()
     kmax = space.kmax
     sizes = np.array([space.size(k) for k in range(1, kmax + 1)], dtype=np.int64)
@@ -355,7 +377,7 @@ class _Worst:
                             time.perf_counter() - t0)
 
 
-def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
+def _verify_blocked(space, tables, sample, seed, tol, nblocks=None) -> VerifyResult:
     """:func:`verify_tables` over a block store or a top-levels file: each block checked from the blocks it reads.
 
     Slots are numbered level by level, block by block (set-major), so a
@@ -363,13 +385,14 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
     blocks holding sampled slots and their inputs are read. A top-levels
     file (:class:`~.top.TopTables`) is checked from the level above its
     lowest up: its lowest level has no level below it in the file.
+    ``nblocks`` draws whole blocks instead (:func:`pick_blocks`).
     """
     from gops_solver.engine.blocked import block_axes, block_order, children
     t0 = time.perf_counter()
     store = getattr(tables, "store", None)
     lowest = getattr(tables, "lowest", 0)  # a top-levels file: the lowest level held
     read = read_sampled = tables.read_block if store is None else store.read_block
-    if sample is not None:
+    if sample is not None or nblocks is not None:
         # as for a solution file: the values not sampled are at least what the solver wrote
         if store is None:
             tables.check_values()
@@ -384,11 +407,13 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
     sizes = np.array([space.size(k) for k in levels], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     total = int(starts[-1])
-    picked = None
+    picked = chosen = None
     if sample is not None and sample < total:
         picked = np.sort(np.random.default_rng(seed).choice(total, size=int(sample), replace=False))
     else:
         sample = None
+    if nblocks is not None:
+        chosen = pick_blocks({k: nsets[k] for k in levels}, nblocks, seed)
     game = game_axes(space)
     acc = _Worst()
     for i, k in enumerate(levels):
@@ -399,6 +424,8 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
             sel = picked[(picked >= starts[i]) & (picked < starts[i + 1])] - starts[i]
             ranks, local = sel // blen[k], sel % blen[k]
         wanted = None if picked is None else set(ranks.tolist())
+        if chosen is not None:
+            wanted = chosen[k]
         # neighbours in block order share most of their inputs, which then stay in the cache
         for rank in (r for r in block_order(space, k) if wanted is None or r in wanted):
             slots = np.arange(blen[k], dtype=np.int64) if picked is None else local[ranks == rank]
@@ -411,6 +438,44 @@ def _verify_blocked(space, tables, sample, seed, tol) -> VerifyResult:
                 acc.check(game, block_axes(space, level, k, rank), prev, slots[j:j + _CHUNK], R_b, k,
                           where[j:j + _CHUNK], R_b[slots[j:j + _CHUNK]])
     res = acc.result(space, tables, tol, sample, seed, t0)
+    if chosen is not None:
+        res.blocks = {k: sorted(chosen[k]) for k in levels if chosen[k]}
     if lowest:
         res.levels, res.unchecked = levels[::-1], [lowest]
     return res
+
+
+def pick_blocks(nsets: dict, count: int, seed: int) -> dict:
+    """``count`` blocks drawn at random: one from each level, the rest uniformly over the blocks left.
+
+    Parameters
+    ----------
+    nsets : dict
+        Blocks per level, ``{k: number of blocks}``.
+    count : int
+        Blocks to draw (all of them when at least their number; at least
+        one per level, so ``max(count, len(nsets))`` when fewer).
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    dict
+        ``{k: set of block ranks}`` for every level of ``nsets``.
+    """
+    rng = np.random.default_rng(seed)
+    levels = sorted(nsets)
+    starts = np.concatenate([[0], np.cumsum([nsets[k] for k in levels])]).astype(np.int64)
+    total = int(starts[-1])
+    if count >= total:
+        return {k: set(range(nsets[k])) for k in levels}
+    # every level gets one, so a small level is never left out of a check
+    first = np.array([starts[i] + rng.integers(nsets[k]) for i, k in enumerate(levels)], dtype=np.int64)
+    rest = np.setdiff1d(np.arange(total, dtype=np.int64), first)
+    more = rng.choice(rest, size=max(0, int(count) - len(first)), replace=False)
+    drawn = np.concatenate([first, more])
+    out = {k: set() for k in levels}
+    for flat in drawn.tolist():
+        i = int(np.searchsorted(starts, flat, side="right") - 1)
+        out[levels[i]].add(int(flat - starts[i]))
+    return out
