@@ -1,9 +1,7 @@
-"""docs/full-deck.md is rendered from tracked files only, and the committed page matches them."""
+"""benchmarks/full_deck_page.py renders docs/full-deck.md from tracked files: the openings as the files give them."""
 
 import json
 import re
-
-import pytest
 
 from benchmarks import full_deck_page as page
 from gops_solver import Rules, load, solve
@@ -55,18 +53,3 @@ def test_the_page_shows_both_openings_as_the_files_give_them(tmp_path):
     page.heatmap(data, tmp_path / "h.png")
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-
-def _shown(text):
-    block = text.split("```console\n", 1)[1].split("```", 1)[0]
-    return block.rstrip("\n").splitlines()
-
-
-@pytest.mark.skipif(not page.PAGE.exists(), reason="docs/full-deck.md is written once the 13-card run has finished")
-def test_the_committed_page_is_what_its_files_render():
-    text = page.PAGE.read_text()
-    data = page.openings()
-    want = page.render(data, json.loads(page.LEGS.read_text()), json.loads(page.RUN.read_text()), _shown(text))
-    assert text == want, f"docs/full-deck.md is stale: run {page.COMMAND}"
-    # the examples' output is checked by the doc-example harness (tests/test_doc_examples.py)
-    assert [line[2:] for line in _shown(text) if line.startswith("$ ")] == \
-        ["gops " + " ".join(args) for args in page.EXAMPLES]
