@@ -9,8 +9,9 @@ from the block store of the run and from an in-memory ``points`` solve),
 the run's legs (``benchmarks/full_deck.json``, written by
 ``benchmarks/full_deck_run.py``) and the run's summary
 (``benchmarks/full_deck_run.json``: the store's figures, the verify run and
-the projection of ``n = 12`` carry/win). ``tests/test_full_deck_page.py``
-renders the page again and fails when the committed one drifts.
+the projection of ``n = 12`` carry/win). ``--check`` renders the page
+again and exits 1 when the committed one drifts; ``tests/test_full_deck_page.py``
+checks the rendering against the files.
 """
 
 from __future__ import annotations
