@@ -479,7 +479,8 @@ def test_verify_whole_blocks_drawn_from_every_level(tmp_path):
     assert res.ok and res.blocks == {k: sorted(v) for k, v in drawn.items()}
     # every slot of each drawn block is checked
     assert res.slots == sum(len(v) * (sp.size(k) // nsets[k]) for k, v in drawn.items())
-    everything = sol.verify(blocks=10**6)
+    everything = sol.verify(blocks=10**6)  # every block: a whole check, said as one
+    assert everything.blocks is None
     assert (everything.slots, everything.stage_games) == (sol.verify().slots, sol.verify().stage_games)
     # a value changed inside a drawn block, its checksums rewritten to match, is recomputed and found
     k = 4

@@ -83,3 +83,14 @@ def test_explore_refuses_a_three_player_file_in_one_line(tmp_path, capsys):
     line = capsys.readouterr().err.strip()
     assert code == 2
     assert "\n" not in line and "3-player game does not define" in line
+
+
+@pytest.mark.parametrize("players", ["3", "4"])
+def test_a_two_player_option_points_to_the_multiplayer_help(capsys, players):
+    # --blocks and --sample belong to the two-player verify: the error names the help that lists the options
+    code = _run(["verify", "--players", players, "--cards", "3", "--blocks", "3"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "No such option '--blocks'" in err and "(see gops verify --players 3 --help)" in err
+    code = _run(["verify", "--cards", "3", "--bogus"])
+    assert code == 2 and "(see gops verify --help)" in capsys.readouterr().err

@@ -36,6 +36,14 @@ COMMAND_SECTIONS = (("Solve and inspect", ("solve", "info", "query", "verify", "
                     ("Export and explore", ("export", "explore")))
 
 
+def _help_path(ctx) -> str:
+    """The help to point an option error to: the three- and four-player form has options of its own."""
+    from gops_solver.cli._multi import multi
+    if ctx.command in multi.commands.values():
+        return f"{ctx.command_path} --players 3"
+    return ctx.command_path
+
+
 class _Gops(Group):
     """Turns every input error into one line on stderr and exit status 2; lists the commands by section."""
 
@@ -70,7 +78,7 @@ class _Gops(Group):
             click.echo("\nend of input: goodbye", err=True)
             sys.exit(0)
         except click.ClickException as exc:
-            hint = f" (see {exc.ctx.command_path} --help)" if getattr(exc, "ctx", None) is not None else ""
+            hint = f" (see {_help_path(exc.ctx)} --help)" if getattr(exc, "ctx", None) is not None else ""
             click.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(2)
         except (ValueError, TypeError) as exc:

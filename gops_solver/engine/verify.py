@@ -273,8 +273,9 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL, blocks=None
         A block store or a top-levels file only: check every slot of this
         many whole blocks, one drawn at random from each level checked and
         the rest uniformly over all remaining blocks
-        (``numpy.random.default_rng(seed)``); all blocks when at least their
-        number. Not with ``sample``.
+        (``numpy.random.default_rng(seed)``); at least their number is a
+        whole check (``blocks`` of the result is then None). Not with
+        ``sample``.
 
     Returns
     -------
@@ -412,7 +413,7 @@ def _verify_blocked(space, tables, sample, seed, tol, nblocks=None) -> VerifyRes
         picked = np.sort(np.random.default_rng(seed).choice(total, size=int(sample), replace=False))
     else:
         sample = None
-    if nblocks is not None:
+    if nblocks is not None and nblocks < sum(nsets[k] for k in levels):
         chosen = pick_blocks({k: nsets[k] for k in levels}, nblocks, seed)
     game = game_axes(space)
     acc = _Worst()
