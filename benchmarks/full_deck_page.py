@@ -130,6 +130,16 @@ def _legs(legs: list) -> tuple:
     return lines, wall
 
 
+def _peak(store: dict) -> str:
+    """The table row of the solve's peak memory, and the legs it was measured in."""
+    if not store.get("peak_rss_bytes"):
+        return f"| peak memory of the solve | not measured (`--memory {store['memory']}` bounds the blocks held) |"
+    legs = store.get("peak_rss_legs", [])
+    of = f"; measured in leg{'s' if len(legs) > 1 else ''} {', '.join(map(str, legs))}" if legs else ""
+    return (f"| peak memory of the solve | {store['peak_rss_bytes'] / 1e9:.1f} GB resident "
+            f"(`--memory {store['memory']}`{of}) |")
+
+
 def heatmap(data: dict, path=HEATMAP) -> None:
     """Draw both openings side by side (first prize by bid card, shade = probability) to ``path``."""
     import matplotlib
@@ -234,7 +244,7 @@ def render(data: dict, legs: list, run: dict, shown: list) -> str:
         f"| block store on disk | {store['disk_bytes'] / 1e9:.1f} GB (zstd) |",
         f"| solve time of the blocks | {_hours(store['block_seconds'])} (the blocks' own times, summed) |",
         f"| wall time of the legs that built the store | {_hours(wall)} (at nice 19, beside other work) |",
-        f"| peak memory of the solve | {store['peak_rss_bytes'] / 1e9:.1f} GB (`--memory {store['memory']}`) |",
+        _peak(store),
         f"| `gops verify --blocks {ver['blocks']} --seed {ver['seed']}` | {ver['checked_blocks']} whole blocks "
         f"from all {store['levels']} levels, {ver['slots']:,} slots: max residual {ver['max_residual']:.2g}, max "
         f"exploitability {ver['max_exploitability']:.2g}, {ver['seconds'] / 60:.0f} min |",
