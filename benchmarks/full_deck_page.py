@@ -81,22 +81,24 @@ def _compare(win_rows, points_rows) -> list:
     return lines
 
 
-#: the page's examples: the start with the king up, and round 2 after A's king took it from B's queen
-_DECK = ",".join(map(str, range(1, 14)))
-EXAMPLES = [
-    ["query", "-s", "solutions/n13-discard-win-top.gops", "--hand-a", _DECK, "--hand-b", _DECK, "--pot", "13",
-     "--prizes", ",".join(map(str, range(1, 13)))],
-    ["query", "-s", "solutions/n13-discard-win-top.gops", "--hand-a", ",".join(map(str, range(1, 13))),
-     "--hand-b", ",".join(map(str, [*range(1, 12), 13])), "--pot", "1", "--prizes",
-     ",".join(map(str, range(2, 13))), "--diff", "13"],
-]
+def example_args(n: int = 13) -> list:
+    """The page's examples: the start with the top card up, and round 2 after A's top card took it from
+    B's next, with the ace up."""
+    cards = lambda seq: ",".join(map(str, seq))  # noqa: E731
+    top = ["query", "-s", f"solutions/{WIN.name}"]
+    return [
+        [*top, "--hand-a", cards(range(1, n + 1)), "--hand-b", cards(range(1, n + 1)), "--pot", str(n),
+         "--prizes", cards(range(1, n))],
+        [*top, "--hand-a", cards(range(1, n)), "--hand-b", cards([*range(1, n - 1), n]), "--pot", "1",
+         "--prizes", cards(range(2, n)), "--diff", str(n)],
+    ]
 
 
-def examples() -> list:
+def examples(n: int = 13) -> list:
     """The example commands with their real output, as the lines of a console block."""
     import subprocess
     lines = []
-    for args in EXAMPLES:
+    for args in example_args(n):
         out = subprocess.run([sys.executable, "-m", "gops_solver", *args], cwd=ROOT, capture_output=True,
                              text=True, check=True).stdout
         lines += ["$ gops " + " ".join(args), *out.rstrip("\n").splitlines()]
@@ -271,7 +273,7 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed page differs")
     args = ap.parse_args(argv)
     data = openings()
-    text = render(data, json.loads(LEGS.read_text()), json.loads(RUN.read_text()), examples())
+    text = render(data, json.loads(LEGS.read_text()), json.loads(RUN.read_text()), examples(data["win"][0].n))
     if args.check:
         same = PAGE.exists() and PAGE.read_text() == text
         print("docs/full-deck.md is up to date" if same else f"docs/full-deck.md differs: run {COMMAND}")
