@@ -86,9 +86,9 @@ def main(argv=None) -> int:
     # the legs that built this store: from the last one that started on an empty store
     last = max(i for i, leg in enumerate(legs) if leg["blocks_at_start"] == 0)
     peaks = {leg["leg"]: leg["peak_rss_bytes"] for leg in legs[last:] if leg.get("peak_rss_bytes")}
+    from gops_solver import load
     files = []
     for path in sorted(SOLUTIONS.glob("*.gops")):
-        from gops_solver import load
         sol = load(path)
         files.append({"name": path.name, "rules": sol.rules.describe(), "rounds": sol.rounds_held,
                       "bytes": path.stat().st_size})

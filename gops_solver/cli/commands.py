@@ -542,11 +542,6 @@ def verify(solution, sample, blocks, seed, tol, as_json, as_csv):
         sol, checksum_ok = load(solution, check=False), False
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    if sample is not None and blocks is not None:
-        raise click.UsageError("choose one of --sample N (table slots) and --blocks N (whole blocks)")
-    if blocks is not None and not (hasattr(sol.tables, "store") or hasattr(sol.tables, "lowest")):
-        raise click.UsageError(f"--blocks checks the blocks of a block store or a top-levels file, and "
-                               f"{solution} holds whole tables: use --sample N")
     res = sol.verify(sample=sample, seed=seed, tol=tol, blocks=blocks)
     ok = res.ok and checksum_ok
     if as_csv:

@@ -28,6 +28,7 @@ from numba import njit, prange
 
 from gops_solver.game.constants import MAX_CARDS, TOKEN_SCRATCH, VALUE_TOL, tol_text
 from gops_solver.game.encoding import TOK_A, TOK_B, decode
+from gops_solver.game.errors import InputValueError
 from gops_solver.lp.stage import solve_stage
 from gops_solver.engine.storage import release_mapped
 from gops_solver.engine.tables import WORK, game_axes, is_symmetric, level_axes, level_table, stage_matrix, stage_structure
@@ -289,15 +290,19 @@ def verify_tables(space, tables, sample=None, seed=0, tol=VALUE_TOL, blocks=None
         ``tol`` is negative.
     """
     _check_args(sample, tol)
+    # a block store's tables carry their store, a top-levels file's its lowest level
     blocked = hasattr(tables, "store") or hasattr(tables, "lowest")
     if blocks is not None:
         if isinstance(blocks, bool) or not isinstance(blocks, (int, np.integer)) or blocks < 1:
             raise ValueError(f"blocks={blocks!r} must be a positive whole number of blocks (or None)")
         if sample is not None:
-            raise ValueError("give one of sample (table slots) and blocks (whole blocks), not both")
+            raise InputValueError("give one of sample (table slots) and blocks (whole blocks), not both",
+                                  "choose one of --sample N (table slots) and --blocks N (whole blocks)")
         if not blocked:
-            raise ValueError("blocks= checks the blocks of a block store or a top-levels file; this solution "
-                             "holds whole tables: use sample= instead")
+            raise InputValueError("blocks= checks the blocks of a block store or a top-levels file; this "
+                                  "solution holds whole tables: use sample= instead",
+                                  "--blocks checks the blocks of a block store or a top-levels file, and this "
+                                  "solution holds whole tables: use --sample N")
     if blocked:
         # a block store or a top-levels file: block by block, reading each block's inputs only
         return _verify_blocked(space, tables, sample, seed, tol, blocks)
@@ -424,9 +429,7 @@ def _verify_blocked(space, tables, sample, seed, tol, nblocks=None) -> VerifyRes
         if picked is not None:
             sel = picked[(picked >= starts[i]) & (picked < starts[i + 1])] - starts[i]
             ranks, local = sel // blen[k], sel % blen[k]
-        wanted = None if picked is None else set(ranks.tolist())
-        if chosen is not None:
-            wanted = chosen[k]
+        wanted = chosen[k] if chosen is not None else None if picked is None else set(ranks.tolist())
         # neighbours in block order share most of their inputs, which then stay in the cache
         for rank in (r for r in block_order(space, k) if wanted is None or r in wanted):
             slots = np.arange(blen[k], dtype=np.int64) if picked is None else local[ranks == rank]
