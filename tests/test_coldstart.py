@@ -97,6 +97,9 @@ def test_a_first_run_compiles_once_says_so_once_and_warmup_leaves_nothing(tmp_pa
     assert {"_points_serial", "stage_structure", "_eq_policy", "solve_stage"} <= set(compiled)
     assert {name: count for name, count in compiled.items() if count > 1} == {}
     assert "solve_batch" not in compiled and "_flush" not in compiled
+    # nor the lanes' queue, the HiGHS call (the uncached checking kernels' alone) or the scratch size
+    # (plain Python when called from Python)
+    assert not {"_pot_lanes", "make_batch_work", "_highs_solve", "stage_work_size"} & set(compiled)
     # 2. The notice: a first win solve (its kernel not yet compiled) says so once on stderr, the same
     # command on the cache it filled says nothing
     args = ["solve", "--cards", "3", "--objective", "win", "--json"]

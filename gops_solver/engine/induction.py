@@ -46,6 +46,11 @@ from gops_solver.engine.tables import (WORK, game_axes, is_symmetric, level_axes
 #: which cannot run the vector intrinsics) the kernel takes the games one at a time, same values.
 LANES_ON = not config.DISABLE_JIT and "+avx512f" in llvm.get_host_cpu_features().flatten().split(",")
 
+#: The HiGHS backend (``stage_solver="highs"``) is an object-mode call that only the uncached serial
+#: kernels of :func:`_serial_kernel` make: the cached kernels are compiled with it off, so a first run
+#: does not compile it.
+HIGHS_ON = False
+
 #: queued additions per flush of the lanes (a flush also comes when the lanes are full)
 _EVENTS = 256
 #: cells of the largest game
@@ -388,7 +393,8 @@ def _points_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_ga
         for t in range(nt):
             a = tied[t] // nb
             toff[t] = (a * MAX_CARDS + tied[t] - a * nb) * LANES
-        lanes = _pot_lanes(pot_len)
+        if LANES_ON:  # off: the lanes are never used, and neither they nor their simplex are compiled
+            lanes = _pot_lanes(pot_len)
         if not sym:  # a symmetric pattern's value is 0: nothing to solve
             for t in range(nrt):
                 si = o_si[t]
@@ -420,7 +426,7 @@ def _points_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_ga
                             fails += _flush(lanes, stage.outc, na, nb, toff, nt, acc_p, pot_val, failed_game)
                         continue
                     points_game(game, prev, k, stage, pot, ci, s_prev, W, M)
-                    if use_highs:
+                    if HIGHS_ON and use_highs:
                         v, st = _highs_solve(M, na, nb)
                     else:
                         v, st = solve_stage(M, na, nb, x, y, work)
@@ -489,7 +495,8 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
         pot_games = np.zeros(pot_len, dtype=np.int64)  # games each pot's row solved
         # the differences' games, all na x nb, eight at a time in SIMD lanes
         batched = LANES_ON and not use_highs and batch_shape(na, nb)
-        lanes = _pot_lanes(1)
+        if LANES_ON:
+            lanes = _pot_lanes(1)
         for t in range(nrt):
             si = o_si[t]
             p, s_prev, sum_prev = o_p[t], o_set[t], o_sum[t]
@@ -534,7 +541,7 @@ def _win_kernel(game, level, prev, ps, R_out, games_out, fails_out, failed_game,
                             first = False
                             continue
                         if changed or first:
-                            if use_highs:
+                            if HIGHS_ON and use_highs:
                                 v, st = _highs_solve(M, na, nb)
                             else:
                                 v, st = solve_stage(M, na, nb, x, y, work)
@@ -606,7 +613,7 @@ def _keep_failed(M, na, nb, failed_game):
             failed_game[2 + a * nb + b] = M[a, b]
 
 
-def serial_twin(dispatcher, name, **constants):
+def serial_twin(dispatcher, name, cache=True, **constants):
     """``dispatcher``'s Python function compiled again without ``parallel=True``, cached under ``name``.
 
     numba keeps one cache index per function (named by its qualified name
@@ -614,17 +621,16 @@ def serial_twin(dispatcher, name, **constants):
     name; its cached code never mixes with the parallel kernel's.
     ``constants`` replace module globals for the twin alone: numba reads
     globals as compile-time constants, so a branch they switch off is not
-    compiled at all.
+    compiled at all. Under ``NUMBA_DISABLE_JIT`` the twin is the plain
+    copy, with the same constants.
     """
-    f = getattr(dispatcher, "py_func", None)
-    if f is None:  # NUMBA_DISABLE_JIT: the plain function serves
-        return dispatcher
+    f = getattr(dispatcher, "py_func", dispatcher)
     scope = dict(f.__globals__, **constants) if constants else f.__globals__
     twin = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
     twin.__qualname__ = name
     twin.__doc__ = f"{f.__name__} compiled serially (small games)."
     twin.__module__ = f.__module__
-    return njit(cache=True)(twin)
+    return njit(cache=cache)(twin)
 
 
 #: Tables of at most this many entries in all (n <= 7 carry, n <= 8 discard) are filled by the serial twins
@@ -655,8 +661,8 @@ def _serial_kernel():
     def serial(game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs):
         kernel = _win_kernel if game.win else _points_kernel
         if kernel not in _SERIAL:
-            py_func = getattr(kernel, "py_func", None)  # None when NUMBA_DISABLE_JIT=1
-            _SERIAL[kernel] = njit(cache=False)(py_func) if py_func is not None else kernel
+            name = "_win_highs" if game.win else "_points_highs"
+            _SERIAL[kernel] = serial_twin(kernel, name, cache=False, HIGHS_ON=True, LANES_ON=False)
         _SERIAL[kernel](game, level, prev, ps, R_out, games_out, fails_out, failed_game, use_highs)
     return serial
 

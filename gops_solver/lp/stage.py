@@ -68,6 +68,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 from gops_solver.game.constants import GUARANTEE_TOL, HIGHS_FEAS_TOL, PIVOT_TOL
 
@@ -127,11 +128,13 @@ class StageResult(NamedTuple):
     col: np.ndarray
 
 
-@njit(cache=True)
+@register_jitable
 def stage_work_size(mmax: int, nmax: int) -> int:
     """Length of the float64 scratch array that :func:`solve_stage` needs.
 
-    Jitted, so kernels can size per-thread buffers too.
+    Plain Python when called from Python (no compile on import or first use)
+    and compiled into the kernels that call it, so they can size per-thread
+    buffers too.
 
     Parameters
     ----------
