@@ -9,7 +9,10 @@ Every block records the wall seconds its solve took; its work (the
 level's rate is its blocks' work over their seconds. ``--window`` keeps the
 blocks that finished (file modification time, UTC) inside the given spans,
 so rates come from the stretches when the solve had the machine to itself;
-several windows are separated by commas. Only block headers are read.
+several windows are separated by commas. ``--trim F`` leaves out the blocks
+that took more than F times their level's median: a block whose solve was
+stopped or starved (a paused process, a machine busy with other work)
+measures the pause, not the solve. Only block headers are read.
 """
 
 from __future__ import annotations
@@ -36,16 +39,26 @@ def _windows(text, day):
     return out
 
 
-def rates(path, windows=()) -> list:
-    """Per level: blocks counted, their work, seconds and work per second."""
+def trimmed(blocks: list, factor=None) -> list:
+    """``blocks`` (work, games, seconds) without those slower than ``factor`` times their median; all if None."""
+    if not factor or not blocks:
+        return list(blocks)
+    cut = factor * sorted(b[2] for b in blocks)[len(blocks) // 2]
+    return [b for b in blocks if b[2] <= cut]
+
+
+def rates(path, windows=(), trim=None) -> list:
+    """Per level: blocks counted, their work, seconds and work per second.
+
+    ``trim``: leave out blocks slower than ``trim`` times the median of the level's counted blocks.
+    """
     store = BlockStore.open(path)  # finished or not
     rules = Rules.from_dict(store.manifest["rules"])
     space = full_space(rules)
     rows = []
     for k in range(1, space.kmax + 1):
         work = set_work(space, k)
-        n = w = 0
-        secs = games = 0.0
+        found = []
         for rank in range(store.nsets[k]):
             p = store.block_path(k, rank)
             try:
@@ -60,10 +73,12 @@ def rates(path, windows=()) -> list:
                 _, g, s, *_ = _parse_head(head, k, rank, store.block_len[k], p)
             except ValueError:
                 continue
-            n += 1
-            w += int(work[rank])
-            secs += s
-            games += g
+            found.append((int(work[rank]), g, s))
+        found = trimmed(found, trim)
+        n = len(found)
+        w = sum(f[0] for f in found)
+        games = sum(f[1] for f in found)
+        secs = sum(f[2] for f in found)
         if n:
             rows.append({"k": k, "blocks": n, "work": w, "games": int(games), "seconds": secs,
                          "rate": w / secs if secs else float("nan")})
@@ -74,6 +89,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("store")
     ap.add_argument("--window", default="", help="HH:MM[:SS]-HH:MM[:SS],... UTC spans of finishing times")
+    ap.add_argument("--trim", type=float, default=None, metavar="F",
+                    help="leave out blocks slower than F times their level's median (paused or starved)")
     ap.add_argument("--day", default=None, help="YYYY-MM-DD of the windows [today, UTC]")
     ap.add_argument("--min-seconds", type=float, default=60.0,
                     help="record only levels whose counted blocks took this long in all [60]")
@@ -81,8 +98,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     day = (datetime.date.fromisoformat(args.day) if args.day
            else datetime.datetime.now(datetime.timezone.utc).date())
-    rules, rows = rates(args.store, _windows(args.window, day))
-    print(f"{rules.describe()}  windows: {args.window or 'all'}")
+    rules, rows = rates(args.store, _windows(args.window, day), args.trim)
+    print(f"{rules.describe()}  windows: {args.window or 'all'}" + (f"  trim: {args.trim:g}x median" if args.trim else ""))
     print(f"{'k':>3} {'blocks':>7} {'work':>16} {'games':>16} {'seconds':>9} {'work/s':>12}")
     for r in rows:
         print(f"{r['k']:>3} {r['blocks']:>7} {r['work']:>16,} {r['games']:>16,} {r['seconds']:>9.1f} "
@@ -90,9 +107,11 @@ def main(argv=None) -> int:
     if args.record:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from _results import record
-        cmd = "python benchmarks/block_rates.py STORE" + (f" --window {args.window}" if args.window else "")
+        cmd = ("python benchmarks/block_rates.py STORE" + (f" --window {args.window}" if args.window else "")
+               + (f" --trim {args.trim:g}" if args.trim else ""))
         record([{"case": f"n={rules.n} {rules.tie}/{rules.objective} blocked, level {r['k']}",
-                 "measure": "positions settled per second, one process on 2 cores (block solve times)",
+                 "measure": "positions settled per second, one process on 2 cores (block solve times"
+                            + (f", blocks over {args.trim:g}x the median left out)" if args.trim else ")"),
                  "value": round(r["rate"] / 1e6, 3), "unit": "M/s",
                  "detail": f"{r['blocks']} blocks, {r['work']:,} positions, {r['games']:,} stage games solved, "
                            f"{r['seconds']:.0f} s",

@@ -192,7 +192,7 @@ class Projection:
     basis: str = ""
 
     #: what ``blocked_seconds`` rests on
-    blocked_basis = "per-level rates measured on n = 13 blocks (benchmarks/n13_blocks.py)"
+    blocked_basis = "per-level rates of n = 13 blocks (the discard/win run; benchmarks/n13_blocks.py)"
 
     @cached_property
     def block_plan(self):
@@ -332,36 +332,55 @@ def project_match(rules: Rules, machine_bytes: int | None = None) -> MatchProjec
 
 #: positions settled per CPU-second of ONE core on real blocks of the 13-card game, by objective, tie and
 #: level k: a position is one (state, reveal, difference) of :func:`~.induction.set_work`, solved by an LP
-#: or settled without one (a sure win or loss under ``win``). Measured with this version by
-#: ``NUMBA_NUM_THREADS=1 python benchmarks/n13_blocks.py TIE OBJECTIVE OUT``: every block below one prize
-#: set, grouped as a blocked solve groups them, CPU time, levels of 5 CPU-seconds or more (rows in
-#: benchmarks/results.json). The stage games grow with k (k x k classes), so the rate falls; below the
-#: lowest level measured the rate is that level's, beyond the highest it falls on at the ratio of the
-#: last two. Measured on a processor without AVX-512, where the stage games go one at a time
+#: or settled without one (a sure win or loss under ``win``).
+#:
+#: - discard/win: the whole n = 13 run (docs/full-deck.md), every level of a minute or more, its block
+#:   store's own solve times over :data:`MACHINE_SPEEDUP` (``python benchmarks/block_rates.py STORE
+#:   --trim 10``: blocks slower than ten times their level's median, a paused or starved process, left
+#:   out; rows in benchmarks/results.json). Per-block costs (reading the level below, writing the block)
+#:   are in the rate, which is why the small blocks of level 5 go slower per position than level 6's.
+#: - the others: ``NUMBA_NUM_THREADS=1 python benchmarks/n13_blocks.py TIE OBJECTIVE OUT``, every block
+#:   below one prize set, grouped as a blocked solve groups them, CPU time, levels of 5 CPU-seconds or
+#:   more. On discard/win that sample agreed with the whole run at levels 6 and 7 (within 2 %) and was
+#:   3.4 times too slow at level 8, so beyond its levels a rule follows the run's measured shape
+#:   (:func:`block_rate`).
+#:
+#: Measured on a processor without AVX-512, where the stage games go one at a time
 #: (:data:`~.induction.LANES_ON` off); with AVX-512 they go eight at a time, faster (not measured here).
 BLOCK_RATES = {
-    ("win", "discard"): {6: 2.495e6, 7: 1.669e6, 8: 1.011e6},
+    ("win", "discard"): {5: 0.564e6, 6: 3.027e6, 7: 2.774e6, 8: 3.146e6, 9: 1.687e6, 10: 1.116e6},
     ("win", "carry"): {5: 4.007e6, 6: 2.257e6},
     ("points", "discard"): {7: 0.899e6, 8: 0.726e6, 9: 0.481e6},
     ("points", "carry"): {6: 1.626e6, 7: 1.095e6},
 }
+#: the rule whose rates span the most levels (a whole run): the others' shape beyond their own levels
+REFERENCE_RATES = ("win", "discard")
 
 #: a blocked solve in one process on this machine's 2 cores over one core: the n = 13 discard/win run's
 #: level-6 and level-7 blocks that finished while it had the machine to itself (benchmarks/block_rates.py,
-#: 4.25 and 2.91 M positions a second) over the one-core rates above, the mean of the two levels
+#: 4.25 and 2.91 M positions a second) over the one-core rates of benchmarks/n13_blocks.py at those
+#: levels (2.50 and 1.67 M), the mean of the two levels
 MACHINE_SPEEDUP = 1.72
 #: the cores :data:`MACHINE_SPEEDUP` was measured with
 MEASURED_CORES = 2
 
 
 def block_rate(k: int, objective: str, tie: str) -> float:
-    """Projected positions per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`)."""
+    """Projected positions per core-second on the blocks of level ``k`` (:data:`BLOCK_RATES`).
+
+    Below the lowest level measured the rate is that level's. Beyond the
+    highest, it changes from there as :data:`REFERENCE_RATES` changes over
+    the same levels, and where those are not measured either it falls on at
+    the ratio of the last two.
+    """
     rates = BLOCK_RATES[objective, tie]
     lo, hi = min(rates), max(rates)
     if k <= lo:
         return rates[lo]
     if k <= hi:
         return rates[k]
+    if (objective, tie) != REFERENCE_RATES:
+        return rates[hi] * block_rate(k, *REFERENCE_RATES) / block_rate(hi, *REFERENCE_RATES)
     step = rates[hi] / rates[hi - 1] if hi - 1 in rates else 1.0
     return rates[hi] * step ** (k - hi)
 
@@ -376,11 +395,23 @@ def machine_speedup(cores: int | None = None) -> float:
 
 
 #: a block store's files over its raw float64 data (zstd level 1, per-block headers included), measured on
-#: whole stores of this version: n = 10 discard/win 164.9 of 606.7 MB, n = 9 carry/win 85.5 of 729.0 MB,
+#: whole stores of this version: n = 13 discard/win 48.37 of 147.9 GB (the full-deck run; n = 10 gave 164.9 of
+#: 606.7 MB, 0.27: the larger levels hold fewer sure wins and losses), n = 9 carry/win 85.5 of 729.0 MB,
 #: n = 11 carry/points 228.5 of 395.2 MB, n = 11 discard/points 45.8 of 47.9 MB (a points block holds a
-#: few values per pattern: little to compress)
-COMPRESSED_SHARE = {("win", "discard"): 0.28, ("win", "carry"): 0.12, ("points", "carry"): 0.58,
+#: few values per pattern: little to compress). Where two decks were measured the share is interpolated
+#: in n between them and held beyond (:func:`compressed_share`).
+COMPRESSED_SHARE = {("win", "discard"): {10: 0.272, 13: 0.327}, ("win", "carry"): 0.12, ("points", "carry"): 0.58,
                     ("points", "discard"): 0.96}
+
+def compressed_share(rules: Rules) -> float:
+    """A block store's size over its raw data for ``rules`` (:data:`COMPRESSED_SHARE`)."""
+    share = COMPRESSED_SHARE[rules.objective, rules.tie]
+    if not isinstance(share, dict):
+        return share
+    (n0, s0), (n1, s1) = sorted(share.items())
+    t = min(max((rules.n - n0) / (n1 - n0), 0.0), 1.0)
+    return s0 + t * (s1 - s0)
+
 
 #: worker counts a cluster plan is given for
 CLUSTER_SIZES = (8, 32, 128)
@@ -444,7 +475,7 @@ def plan_blocks(rules: Rules, space=None) -> BlockPlan:
     blen = [8 * space.size(k) // nsets[k] for k in range(space.kmax + 1)]
     blocks = sum(nsets)
     raw = sum(n * (b + block_overhead()) for n, b in zip(nsets, blen))
-    disk = int(raw * COMPRESSED_SHARE[rules.objective, rules.tie])
+    disk = int(raw * compressed_share(rules))
     work = [set_work(space, k) for k in range(space.kmax + 1)]
     games = sum(int(w.sum()) for w in work)
     rates = [block_rate(k, rules.objective, rules.tie) for k in range(space.kmax + 1)]
