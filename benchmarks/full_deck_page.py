@@ -81,22 +81,24 @@ def _compare(win_rows, points_rows) -> list:
     return lines
 
 
-#: the page's examples: the start with the king up, and round 2 after A's king took it from B's queen
-_DECK = ",".join(map(str, range(1, 14)))
-EXAMPLES = [
-    ["query", "-s", "solutions/n13-discard-win-top.gops", "--hand-a", _DECK, "--hand-b", _DECK, "--pot", "13",
-     "--prizes", ",".join(map(str, range(1, 13)))],
-    ["query", "-s", "solutions/n13-discard-win-top.gops", "--hand-a", ",".join(map(str, range(1, 13))),
-     "--hand-b", ",".join(map(str, [*range(1, 12), 13])), "--pot", "1", "--prizes",
-     ",".join(map(str, range(2, 13))), "--diff", "13"],
-]
+def example_args(n: int = 13) -> list:
+    """The page's examples: the start with the top card up, and round 2 after A's top card took it from
+    B's next, with the ace up."""
+    cards = lambda seq: ",".join(map(str, seq))  # noqa: E731
+    top = ["query", "-s", f"solutions/{WIN.name}"]
+    return [
+        [*top, "--hand-a", cards(range(1, n + 1)), "--hand-b", cards(range(1, n + 1)), "--pot", str(n),
+         "--prizes", cards(range(1, n))],
+        [*top, "--hand-a", cards(range(1, n)), "--hand-b", cards([*range(1, n - 1), n]), "--pot", "1",
+         "--prizes", cards(range(2, n)), "--diff", str(n)],
+    ]
 
 
-def examples() -> list:
+def examples(n: int = 13) -> list:
     """The example commands with their real output, as the lines of a console block."""
     import subprocess
     lines = []
-    for args in EXAMPLES:
+    for args in example_args(n):
         out = subprocess.run([sys.executable, "-m", "gops_solver", *args], cwd=ROOT, capture_output=True,
                              text=True, check=True).stdout
         lines += ["$ gops " + " ".join(args), *out.rstrip("\n").splitlines()]
@@ -128,6 +130,16 @@ def _legs(legs: list) -> tuple:
         if leg.get("end") is not None:
             wall += (_iso(leg["end"]) - _iso(leg["start"])).total_seconds()
     return lines, wall
+
+
+def _peak(store: dict) -> str:
+    """The table row of the solve's peak memory, and the legs it was measured in."""
+    if not store.get("peak_rss_bytes"):
+        return f"| peak memory of the solve | not measured (`--memory {store['memory']}` bounds the blocks held) |"
+    legs = store.get("peak_rss_legs", [])
+    of = f"; measured in leg{'s' if len(legs) > 1 else ''} {', '.join(map(str, legs))}" if legs else ""
+    return (f"| peak memory of the solve | {store['peak_rss_bytes'] / 1e9:.1f} GB resident "
+            f"(`--memory {store['memory']}`{of}) |")
 
 
 def heatmap(data: dict, path=HEATMAP) -> None:
@@ -234,7 +246,7 @@ def render(data: dict, legs: list, run: dict, shown: list) -> str:
         f"| block store on disk | {store['disk_bytes'] / 1e9:.1f} GB (zstd) |",
         f"| solve time of the blocks | {_hours(store['block_seconds'])} (the blocks' own times, summed) |",
         f"| wall time of the legs that built the store | {_hours(wall)} (at nice 19, beside other work) |",
-        f"| peak memory of the solve | {store['peak_rss_bytes'] / 1e9:.1f} GB (`--memory {store['memory']}`) |",
+        _peak(store),
         f"| `gops verify --blocks {ver['blocks']} --seed {ver['seed']}` | {ver['checked_blocks']} whole blocks "
         f"from all {store['levels']} levels, {ver['slots']:,} slots: max residual {ver['max_residual']:.2g}, max "
         f"exploitability {ver['max_exploitability']:.2g}, {ver['seconds'] / 60:.0f} min |",
@@ -261,7 +273,7 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed page differs")
     args = ap.parse_args(argv)
     data = openings()
-    text = render(data, json.loads(LEGS.read_text()), json.loads(RUN.read_text()), examples())
+    text = render(data, json.loads(LEGS.read_text()), json.loads(RUN.read_text()), examples(data["win"][0].n))
     if args.check:
         same = PAGE.exists() and PAGE.read_text() == text
         print("docs/full-deck.md is up to date" if same else f"docs/full-deck.md differs: run {COMMAND}")

@@ -18,6 +18,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -96,6 +97,9 @@ def main(argv=None) -> int:
             leg["peak_rss_bytes"] = max(peak, leg.get("peak_rss_bytes", 0))
         leg.update(end=_now(), blocks_at_end=_blocks(args.store), disk_bytes=_disk(args.store))
         _save(args.legs, legs)
+    # the child's peak as the kernel kept it (kB on Linux): exact, where the samples above may miss a peak
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    leg["peak_rss_bytes"] = max(peak, leg.get("peak_rss_bytes", 0))
     leg.update(end=_now(), blocks_at_end=_blocks(args.store), disk_bytes=_disk(args.store),
                status="finished" if proc.returncode == 0 else f"exit {proc.returncode}")
     _save(args.legs, legs)

@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     legs = _merge(json.loads(Path(args.legs).read_text()), json.loads(LEGS.read_text()) if LEGS.exists() else [])
     # the legs that built this store: from the last one that started on an empty store
     last = max(i for i, leg in enumerate(legs) if leg["blocks_at_start"] == 0)
-    peaks = [leg["peak_rss_bytes"] for leg in legs[last:] if leg.get("peak_rss_bytes")]
+    peaks = {leg["leg"]: leg["peak_rss_bytes"] for leg in legs[last:] if leg.get("peak_rss_bytes")}
     files = []
     for path in sorted(SOLUTIONS.glob("*.gops")):
         from gops_solver import load
@@ -102,7 +102,8 @@ def main(argv=None) -> int:
             "stage_games_dense": dense["stage_games"],
             "disk_bytes": info["bytes"],
             "block_seconds": info["seconds"],
-            "peak_rss_bytes": max(peaks) if peaks else None,
+            "peak_rss_bytes": max(peaks.values()) if peaks else None,
+            "peak_rss_legs": sorted(peaks),
             "memory": legs[-1]["command"].split("--memory ")[1].split()[0],
         },
         "verify": {
