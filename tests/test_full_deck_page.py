@@ -68,4 +68,4 @@ def test_the_committed_page_is_what_its_files_render():
     assert page.HEATMAP.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # the examples' output itself is checked by the doc-example harness (tests/test_doc_examples.py)
     assert [line[2:] for line in _shown(text) if line.startswith("$ ")] == \
-        ["gops " + " ".join(args) for args in page.EXAMPLES]
+        ["gops " + " ".join(args) for args in page.example_args()]
