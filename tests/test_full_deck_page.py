@@ -53,3 +53,19 @@ def test_the_page_shows_both_openings_as_the_files_give_them(tmp_path):
     page.heatmap(data, tmp_path / "h.png")
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
+
+
+def _shown(text):
+    block = text.split("```console\n", 1)[1].split("```", 1)[0]
+    return block.rstrip("\n").splitlines()
+
+
+def test_the_committed_page_is_what_its_files_render():
+    text = page.PAGE.read_text()
+    want = page.render(page.openings(), json.loads(page.LEGS.read_text()), json.loads(page.RUN.read_text()),
+                       _shown(text))
+    assert text == want, f"docs/full-deck.md is stale: run {page.COMMAND}"
+    assert page.HEATMAP.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the examples' output itself is checked by the doc-example harness (tests/test_doc_examples.py)
+    assert [line[2:] for line in _shown(text) if line.startswith("$ ")] == \
+        ["gops " + " ".join(args) for args in page.example_args()]
