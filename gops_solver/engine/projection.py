@@ -400,7 +400,7 @@ def machine_speedup(cores: int | None = None) -> float:
 #: n = 11 carry/points 228.5 of 395.2 MB, n = 11 discard/points 45.8 of 47.9 MB (a points block holds a
 #: few values per pattern: little to compress). Where two decks were measured the share is interpolated
 #: in n between them and held beyond (:func:`compressed_share`).
-COMPRESSED_SHARE = {("win", "discard"): {10: 0.272, 13: 0.327}, ("win", "carry"): 0.12, ("points", "carry"): 0.58,
+COMPRESSED_SHARE = {("win", "discard"): {10: 0.272, MAX_CARDS: 0.327}, ("win", "carry"): 0.12, ("points", "carry"): 0.58,
                     ("points", "discard"): 0.96}
 
 def compressed_share(rules: Rules) -> float:
