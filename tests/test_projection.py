@@ -86,18 +86,18 @@ def test_block_plan_prices_each_level_at_its_measured_rate():
     from gops_solver.engine.projection import (BLOCK_RATES, REFERENCE_RATES, STARTUP_SECONDS, block_rate,
                                                machine_speedup, plan_blocks)
     assert set(BLOCK_RATES) == set(itertools.product(("points", "win"), ("carry", "discard")))
+    # measured rates need not fall with k (per-block costs weigh on small blocks, and the sure wins
+    # thin the games as the level grows): beyond its levels a rule follows the whole run's shape,
+    # and beyond the run's levels the projection only falls
+    ref = [block_rate(k, *REFERENCE_RATES) for k in range(14)]
+    ref_top = max(BLOCK_RATES[REFERENCE_RATES])
+    assert all(a >= b for a, b in zip(ref[ref_top:], ref[ref_top + 1:])), ref
     for (objective, tie), measured in BLOCK_RATES.items():
         rates = [block_rate(k, objective, tie) for k in range(14)]
         assert all(rates[k] == measured[k] for k in measured)
         assert all(r > 0 for r in rates)
-        # measured rates need not fall with k (per-block costs weigh on small blocks, and the sure wins
-        # thin the games as the level grows): beyond its levels a rule follows the whole run's shape,
-        # and beyond the run's levels the projection only falls
         top = max(measured)
-        ref = [block_rate(k, *REFERENCE_RATES) for k in range(14)]
         assert all(rates[k] == pytest.approx(rates[top] * ref[k] / ref[top]) for k in range(top, 14))
-        ref_top = max(BLOCK_RATES[REFERENCE_RATES])
-        assert all(a >= b for a, b in zip(ref[ref_top:], ref[ref_top + 1:])), ref
         rules = Rules(7, tie, objective)
         sp = full_space(rules)
         plan = plan_blocks(rules, sp)

@@ -621,14 +621,15 @@ def serial_twin(dispatcher, name, cache=True, **constants):
     name; its cached code never mixes with the parallel kernel's.
     ``constants`` replace module globals for the twin alone: numba reads
     globals as compile-time constants, so a branch they switch off is not
-    compiled at all. Under ``NUMBA_DISABLE_JIT`` the twin is the plain
-    copy, with the same constants.
+    compiled at all. ``cache=False`` for a twin numba cannot cache (the
+    HiGHS kernels' object-mode call). Under ``NUMBA_DISABLE_JIT`` the twin is
+    the plain copy, with the same constants.
     """
     f = getattr(dispatcher, "py_func", dispatcher)
     scope = dict(f.__globals__, **constants) if constants else f.__globals__
     twin = types.FunctionType(f.__code__, scope, name, f.__defaults__, f.__closure__)
     twin.__qualname__ = name
-    twin.__doc__ = f"{f.__name__} compiled serially (small games)."
+    twin.__doc__ = f"{f.__name__} compiled serially as {name}."
     twin.__module__ = f.__module__
     return njit(cache=cache)(twin)
 

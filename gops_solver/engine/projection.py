@@ -398,18 +398,17 @@ def machine_speedup(cores: int | None = None) -> float:
 #: whole stores of this version: n = 13 discard/win 48.37 of 147.9 GB (the full-deck run; n = 10 gave 164.9 of
 #: 606.7 MB, 0.27: the larger levels hold fewer sure wins and losses), n = 9 carry/win 85.5 of 729.0 MB,
 #: n = 11 carry/points 228.5 of 395.2 MB, n = 11 discard/points 45.8 of 47.9 MB (a points block holds a
-#: few values per pattern: little to compress). Where two decks were measured the share is interpolated
-#: in n between them and held beyond (:func:`compressed_share`).
-COMPRESSED_SHARE = {("win", "discard"): {10: 0.272, MAX_CARDS: 0.327}, ("win", "carry"): 0.12, ("points", "carry"): 0.58,
-                    ("points", "discard"): 0.96}
+#: few values per pattern: little to compress). Keyed by the deck size measured; where two were measured
+#: the share is interpolated in n between them and held beyond (:func:`compressed_share`).
+COMPRESSED_SHARE = {("win", "discard"): {10: 0.272, MAX_CARDS: 0.327}, ("win", "carry"): {9: 0.12},
+                    ("points", "carry"): {11: 0.58}, ("points", "discard"): {11: 0.96}}
+
 
 def compressed_share(rules: Rules) -> float:
     """A block store's size over its raw data for ``rules`` (:data:`COMPRESSED_SHARE`)."""
-    share = COMPRESSED_SHARE[rules.objective, rules.tie]
-    if not isinstance(share, dict):
-        return share
-    (n0, s0), (n1, s1) = sorted(share.items())
-    t = min(max((rules.n - n0) / (n1 - n0), 0.0), 1.0)
+    points = sorted(COMPRESSED_SHARE[rules.objective, rules.tie].items())
+    (n0, s0), (n1, s1) = points[0], points[-1]
+    t = min(max((rules.n - n0) / (n1 - n0), 0.0), 1.0) if n1 > n0 else 0.0
     return s0 + t * (s1 - s0)
 
 
