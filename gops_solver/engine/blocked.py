@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 
 import numpy as np
-from numba import get_num_threads
+from numba import get_num_threads, njit
 
 from gops_solver.engine._blockstore import COMPLETE, BlockStats, BlockStore
 from gops_solver.game.constants import MAX_CARDS
@@ -31,7 +31,7 @@ from gops_solver.engine.induction import deal, games_array, level0_table, level_
 from gops_solver.game.rules import Rules
 from gops_solver.lp.stage import StageSolveError
 from gops_solver.engine.storage import notify, saved_rules
-from gops_solver.engine.tables import LevelTable, game_axes, level_axes
+from gops_solver.engine.tables import NO_SLOTS, LevelTable, game_axes, level_axes
 
 
 # ---------------------------------------------------------------------------
@@ -68,17 +68,29 @@ def block_table(space, k: int, blocks: dict) -> LevelTable:
 
 
 def _children_table(space, k: int, ranks, read) -> LevelTable:
-    """:func:`block_table` of ``ranks``, filled block by block (one child read at a time)."""
+    """Level ``k``'s blocks ``ranks`` as one pattern-major table over those sets alone (set ``ranks[i]`` is set ``i``).
+
+    The layout of a whole level (:func:`pattern_major`): the kernel reads a
+    successor pattern's rows of every loaded set side by side, as it does in
+    memory (in the blocks' own set-major layout the same reads took about 4 %
+    longer at n = 10). The caller renumbers the sets the kernel reads.
+    """
     lay = space.layouts[k]
     nsets = len(space.sets[k])
-    blen = lay.size // nsets
-    slot = np.full(nsets, -1, dtype=np.int64)
-    R = np.empty(blen * len(ranks))
+    osm = lay.offset // nsets
+    m = len(ranks)
+    R = np.empty(int(osm[-1]) * m)
     for i, r in enumerate(ranks):
-        R[i * blen:(i + 1) * blen] = read(k, r)
-        slot[r] = i
-    return LevelTable(R, lay.canon, lay.offset // nsets, lay.ncarry, nsets, space.cvals[k], int(space.dmax[k]),
-                      blen, slot)
+        _place_block(R, np.asarray(read(k, r), dtype=np.float64), osm, m, i)
+    return LevelTable(R, lay.canon, osm * m, lay.ncarry, m, space.cvals[k], int(space.dmax[k]), 0, NO_SLOTS)
+
+
+@njit(cache=True)
+def _place_block(R, data, osm, m, i):
+    """Copy one block ``data`` into slot ``i`` of the pattern-major table ``R`` of ``m`` sets."""
+    for p in range(len(osm) - 1):
+        w = osm[p + 1] - osm[p]
+        R[osm[p] * m + i * w:osm[p] * m + (i + 1) * w] = data[osm[p]:osm[p + 1]]
 
 
 def block_axes(space, level, k: int, rank: int):
@@ -229,6 +241,9 @@ def solve_blocks(space, k: int, ranks, read) -> tuple:
     level = group_axes(space, level_axes(space, k), k, ranks)
     inputs = sorted({c for r in ranks for c in children(space, k, r)})
     prev = _children_table(space, k - 1, inputs, read)
+    local = np.full(len(space.sets[k - 1]), -1, np.int64)  # a set's place in prev
+    local[inputs] = np.arange(len(inputs))
+    level = level._replace(rev_set=local[level.rev_set])
     out = np.full(space.size(k) // len(space.sets[k]) * len(ranks), np.nan)
     ps = _spread_order(len(level.canonical), get_num_threads())
     games = games_array(game, level, len(ps))
