@@ -167,7 +167,8 @@ class Projection:
     in_memory_bytes : int
         ``table_bytes`` plus overhead: the memory of a solve without ``out``.
     seconds : float
-        Projected wall time in memory on this machine (:func:`calibrated_seconds`).
+        Projected wall time in memory on this machine (:func:`calibrated_seconds`), worked out when
+        first read.
     machine_bytes : int
     levels : list of dict
         ``{"k", "stage_games", "stage_solves", "table_bytes"}`` per level.
@@ -185,14 +186,28 @@ class Projection:
     peak_bytes: int
     memory_bytes: int
     in_memory_bytes: int
-    seconds: float
     machine_bytes: int
     levels: list = field(default_factory=list, repr=False)
     stage_solves: int = 0
-    basis: str = ""
 
     #: what ``blocked_seconds`` rests on
     blocked_basis = "per-level rates of n = 13 blocks (the discard/win run; benchmarks/n13_blocks.py)"
+
+    @cached_property
+    def _calibrated(self) -> tuple:
+        # on demand: the calibration counts the work of every measured deck (about 0.6 s), which a solve
+        # that checks only its fit does not need
+        return calibrated_seconds(self.rules)
+
+    @property
+    def seconds(self) -> float:
+        """Projected wall time in memory on this machine (:func:`calibrated_seconds`)."""
+        return self._calibrated[0]
+
+    @property
+    def basis(self) -> str:
+        """The measurements :attr:`seconds` rests on."""
+        return self._calibrated[1]
 
     @cached_property
     def block_plan(self):
@@ -258,9 +273,8 @@ def project(rules: Rules, machine_bytes: int | None = None) -> Projection:
     ram = machine_memory() if machine_bytes is None else int(machine_bytes)
     levels = [{"k": k, "stage_games": g, "stage_solves": v, "table_bytes": b}
               for k, (g, v, b) in enumerate(zip(w["stage_games"], w["stage_solves"], w["table_bytes"]))]
-    seconds, basis = calibrated_seconds(rules)
     return Projection(rules, w["total_games"], w["total_bytes"], w["peak_bytes"], w["peak_bytes"] + OVERHEAD_BYTES,
-                      w["total_bytes"] + OVERHEAD_BYTES, seconds, ram, levels, w["total_solves"], basis)
+                      w["total_bytes"] + OVERHEAD_BYTES, ram, levels, w["total_solves"])
 
 
 def evaluation_measured(rules: Rules) -> bool:
