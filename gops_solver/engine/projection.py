@@ -45,7 +45,8 @@ EVAL_MEASURED_MAX_CARDS = 10
 #: runs of each command, ``-q`` and output to /dev/null, load average 2-10 (other agents' jobs); n = 10
 #: discard/win at 32 s was timed by a user; n = 13 points: README, "n = 13 carry/points" and the fastest
 #: discard/points run (4 min 42 s wall). n = 11 and 12 points, n = 11 win, n = 12 discard/win to a file:
-#: one run each, one at a time on an otherwise idle machine (load 1-2), ``-q``. Blocked solves are
+#: one run each, one at a time on an otherwise idle machine (load 1-2), ``-q``; n = 12 discard/win again
+#: by benchmarks/blocked_compare.py (``--out`` a file, in docs/performance.md). Blocked solves are
 #: projected from per-level block rates instead (:func:`plan_blocks`).
 CALIBRATION = (
     (8, "carry", "points", 3.15, "gops solve --cards 8 --tie carry --objective points -q"),
@@ -67,6 +68,7 @@ CALIBRATION = (
     (12, "carry", "points", 67.96, "gops solve --cards 12 --tie carry --objective points -q"),
     (11, "discard", "win", 224.28, "gops solve --cards 11 --tie discard --objective win -q"),
     (12, "discard", "win", 2091.22, "gops solve --cards 12 --tie discard --objective win -q --out F"),
+    (12, "discard", "win", 1673.0, "python benchmarks/blocked_compare.py --cards 12 --modes file,blocked"),
     (MAX_CARDS, "discard", "points", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
     (MAX_CARDS, "carry", "points", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
 )
@@ -191,7 +193,7 @@ class Projection:
     stage_solves: int = 0
 
     #: what ``blocked_seconds`` rests on
-    blocked_basis = "per-level rates of n = 13 blocks (the discard/win run; benchmarks/n13_blocks.py)"
+    blocked_basis = "per-level rates of n = 13 blocks (the discard/win run and benchmarks/n13_blocks.py)"
 
     @cached_property
     def _calibrated(self) -> tuple:
