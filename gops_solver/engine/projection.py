@@ -68,7 +68,7 @@ CALIBRATION = (
     (12, "carry", "points", 67.96, "gops solve --cards 12 --tie carry --objective points -q"),
     (11, "discard", "win", 224.28, "gops solve --cards 11 --tie discard --objective win -q"),
     (12, "discard", "win", 2091.22, "gops solve --cards 12 --tie discard --objective win -q --out F"),
-    (12, "discard", "win", 1673.0, "python benchmarks/blocked_compare.py --cards 12 --modes file,blocked"),
+    (12, "discard", "win", 1673.0, "gops solve --cards 12 --tie discard --objective win -q --json --out F"),
     (MAX_CARDS, "discard", "points", 282.0, "gops solve --cards 13 --tie discard --objective points --out F"),
     (MAX_CARDS, "carry", "points", 1316.0, "gops solve --cards 13 --tie carry --objective points --out F"),
 )
