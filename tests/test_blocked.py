@@ -496,3 +496,45 @@ def test_verify_whole_blocks_drawn_from_every_level(tmp_path):
             sol.verify(**wrong)
     with pytest.raises(ValueError, match="sample= instead"):
         solve(Rules(n=4, tie="discard", objective="win")).verify(blocks=3)
+
+
+def test_store_status_of_an_unfinished_store(tmp_path):
+    # levels 1-4 finished, the solve stopped at level 5: blocks done, and time left from the rates measured,
+    # scaled level by level as the projected block rates change
+    from gops_solver.engine.blocked import store_status
+    from gops_solver.engine.projection import block_rate
+    rules = Rules(n=7, tie="discard", objective="win")
+    out = tmp_path / "st"
+
+    def stop(level, games, done=False):
+        if level >= 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve(rules, out=out, memory="200MB", progress=stop)
+    st = store_status(out)
+    space = full_space(rules)
+    assert not st["complete"] and st["rules"] == rules
+    levels = {lv["k"]: lv for lv in st["levels"]}
+    for k in range(1, 5):
+        assert levels[k]["done"] == levels[k]["blocks"] == len(space.sets[k])
+        assert levels[k]["seconds_left"] == 0 and levels[k]["work_done"] == levels[k]["work"]
+    measured = max(k for k, lv in levels.items() if lv["work_done"] and lv["seconds"] > 0)
+    per_unit = levels[measured]["seconds"] / levels[measured]["work_done"]
+    for k in range(5, 8):
+        lv = levels[k]
+        if lv["done"]:
+            continue
+        scale = block_rate(measured, "win", "discard") / block_rate(k, "win", "discard")
+        assert scale != 1.0
+        assert lv["seconds_left"] == pytest.approx(lv["work"] * per_unit * scale, rel=1e-12)
+    unfinished = [lv["seconds_left"] for lv in st["levels"] if lv["done"] < lv["blocks"]]
+    assert len(unfinished) >= 2 and st["seconds_left"] == pytest.approx(sum(unfinished), rel=1e-12)
+    assert st["done"] == sum(lv["done"] for lv in st["levels"]) < st["blocks"]
+    res = CliRunner().invoke(cli, ["info", "--store", str(out)])
+    assert res.exit_code == 0, res.output
+    assert f"blocks         {st['done']:,} of {st['blocks']:,}" in res.output
+    assert "(unfinished)" in res.output and "at the rates of the finished blocks" in res.output
+    solve(rules, out=out, memory="200MB", resume=True)
+    res = CliRunner().invoke(cli, ["info", "--store", str(out)])
+    assert res.exit_code == 0 and "(finished)" in res.output and "time left" not in res.output, res.output

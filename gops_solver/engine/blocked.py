@@ -621,8 +621,11 @@ def store_status(path) -> dict:
     Reads every block's header only (quick, even for a large store), so a
     damaged block counts as done until a solve reads its data. Time left is
     the remaining work of each level (:func:`~.induction.set_work`) at the
-    seconds per unit of work measured on that level's finished blocks, or on
-    the nearest level below with finished blocks where none is.
+    seconds per unit of work measured on that level's finished blocks. A
+    level with none takes the nearest level below that has some, scaled as
+    the projected block rates change from that level to this one
+    (:func:`~.projection.block_rate`: the positions of larger stage games
+    take longer, the small blocks of low levels pay more per block).
 
     Returns
     -------
@@ -633,13 +636,14 @@ def store_status(path) -> dict:
         ``bytes``.
     """
     from gops_solver.engine._blockstore import _parse_head
+    from gops_solver.engine.projection import block_rate
     from gops_solver.game.encoding import full_space
     store = BlockStore.open(path)
     rules = saved_rules(store.manifest, path)
     space = full_space(rules)
     if store_manifest(rules, space)["block_len"] != store.block_len:
         raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again with --restart")
-    levels, rate = [], None
+    levels, rate, rate_k = [], None, None  # seconds per unit of work, and the level it was measured on
     total_bytes = 0
     for k in range(space.kmax + 1):
         work = set_work(space, k)
@@ -659,11 +663,15 @@ def store_status(path) -> dict:
             wdone += int(work[r]) if r < len(work) else 0
             total_bytes += store._size(bpath)
         if wdone and secs > 0:
-            rate = secs / wdone
+            rate, rate_k = secs / wdone, k
         left_work = int(work.sum()) - wdone
+        if rate is None:
+            left = None
+        else:
+            scale = block_rate(rate_k, rules.objective, rules.tie) / block_rate(k, rules.objective, rules.tie)
+            left = left_work * rate * scale
         levels.append({"k": k, "blocks": int(store.nsets[k]), "done": done, "stage_games": games,
-                       "seconds": secs, "work": int(work.sum()), "work_done": wdone,
-                       "seconds_left": left_work * rate if rate is not None else None})
+                       "seconds": secs, "work": int(work.sum()), "work_done": wdone, "seconds_left": left})
     left = [lv["seconds_left"] for lv in levels if lv["done"] < lv["blocks"]]
     return {"rules": rules, "complete": store.is_complete(), "levels": levels,
             "blocks": sum(lv["blocks"] for lv in levels), "done": sum(lv["done"] for lv in levels),
