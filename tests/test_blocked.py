@@ -501,7 +501,7 @@ def test_verify_whole_blocks_drawn_from_every_level(tmp_path):
 def test_store_status_of_an_unfinished_store(tmp_path):
     # levels 1-4 finished, the solve stopped at level 5: blocks done, and time left from the rates measured,
     # scaled level by level as the projected block rates change
-    from gops_solver.engine.blocked import store_status
+    from gops_solver.engine.projection import store_status
     from gops_solver.engine.projection import block_rate
     rules = Rules(n=7, tie="discard", objective="win")
     out = tmp_path / "st"

@@ -505,6 +505,76 @@ def plan_blocks(rules: Rules, space=None) -> BlockPlan:
 
 
 # ---------------------------------------------------------------------------
+# where a block store stands
+# ---------------------------------------------------------------------------
+
+def store_status(path) -> dict:
+    """Levels, blocks done, time spent and an estimate of time left of the block store at ``path``.
+
+    Reads every block's header only (quick, even for a large store), so a
+    damaged block counts as done until a solve reads its data. Time left is
+    the remaining work of each level (:func:`~.induction.set_work`) at the
+    seconds per unit of work measured on that level's finished blocks. A
+    level with none takes the nearest level below that has some, scaled as
+    the projected block rates change from that level to this one
+    (:func:`block_rate`: the positions of larger stage games
+    take longer, the small blocks of low levels pay more per block).
+
+    Returns
+    -------
+    dict
+        ``rules`` (:class:`Rules`), ``complete``, ``levels`` (per level:
+        ``k``, ``blocks``, ``done``, ``stage_games``, ``seconds``, ``work``,
+        ``work_done``), ``blocks``, ``done``, ``seconds``, ``seconds_left``,
+        ``bytes``.
+    """
+    from gops_solver.engine._blockstore import BlockStore, _parse_head
+    from gops_solver.engine.blocked import store_manifest
+    from gops_solver.engine.induction import set_work
+    from gops_solver.engine.storage import saved_rules
+    from gops_solver.game.encoding import full_space
+    store = BlockStore.open(path)
+    rules = saved_rules(store.manifest, path)
+    space = full_space(rules)
+    if store_manifest(rules, space)["block_len"] != store.block_len:
+        raise ValueError(f"{path} is corrupted (its block lengths do not match its rules): solve again with --restart")
+    levels, rate, rate_k = [], None, None  # seconds per unit of work, and the level it was measured on
+    total_bytes = 0
+    for k in range(space.kmax + 1):
+        work = set_work(space, k)
+        done = games = 0
+        secs = 0.0
+        wdone = 0
+        for r in store.ranks(k):
+            bpath = store.block_path(k, r)
+            try:
+                head = store._head(bpath)
+                _, g, s, *_ = _parse_head(head, k, r, store.block_len[k], bpath)
+            except (OSError, ValueError):
+                continue  # damaged: --resume recomputes it
+            done += 1
+            games += int(g)
+            secs += float(s)
+            wdone += int(work[r]) if r < len(work) else 0
+            total_bytes += store._size(bpath)
+        if wdone and secs > 0:
+            rate, rate_k = secs / wdone, k
+        left_work = int(work.sum()) - wdone
+        if rate is None:
+            left = None
+        else:
+            scale = block_rate(rate_k, rules.objective, rules.tie) / block_rate(k, rules.objective, rules.tie)
+            left = left_work * rate * scale
+        levels.append({"k": k, "blocks": int(store.nsets[k]), "done": done, "stage_games": games,
+                       "seconds": secs, "work": int(work.sum()), "work_done": wdone, "seconds_left": left})
+    left = [lv["seconds_left"] for lv in levels if lv["done"] < lv["blocks"]]
+    return {"rules": rules, "complete": store.is_complete(), "levels": levels,
+            "blocks": sum(lv["blocks"] for lv in levels), "done": sum(lv["done"] for lv in levels),
+            "seconds": sum(lv["seconds"] for lv in levels),
+            "seconds_left": None if any(x is None for x in left) else float(sum(left)), "bytes": total_bytes}
+
+
+# ---------------------------------------------------------------------------
 # matches (gops info --match): a match is solved game by game and every game's tables stay in memory
 # ---------------------------------------------------------------------------
 def _space_work(space, n) -> tuple:
