@@ -49,7 +49,7 @@ else:
         from distributed import Client, LocalCluster
         client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"))
     sol = solve(rules, out=work, memory="200MB", client=client)
-    tables = [pattern_major(sol.space, k, np.stack([sol.store.read_block(k, r) for r in range(sol.store.nsets[k])]))
+    tables = [pattern_major(sol.space, k, [sol.store.read_block(k, r) for r in range(sol.store.nsets[k])])
               for k in range(int(n) + 1)]
     if client is not None:
         client.close()

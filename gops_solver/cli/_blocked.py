@@ -139,8 +139,7 @@ def block_plan_lines(rules, pr, plan) -> list:
 def store_info(path, as_json, as_csv) -> None:
     """``gops info --store DIR``: a block store's levels, blocks done, time spent and time left."""
     from gops_solver.cli._format import csv_text
-    from gops_solver.engine.projection import store_status
-    from gops_solver.engine.projection import duration
+    from gops_solver.engine.projection import duration, store_status
     from gops_solver.game.jsonout import dumps
     try:
         st = store_status(path)

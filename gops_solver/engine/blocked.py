@@ -76,21 +76,12 @@ def _children_table(space, k: int, ranks, read) -> LevelTable:
     longer at n = 10). The caller renumbers the sets the kernel reads.
     """
     lay = space.layouts[k]
-    nsets = len(space.sets[k])
-    osm = lay.offset // nsets
+    osm = lay.offset // len(space.sets[k])
     m = len(ranks)
     R = np.empty(int(osm[-1]) * m)
-    for i, r in enumerate(ranks):
+    for i, r in enumerate(ranks):  # one child read at a time
         _place_block(R, np.asarray(read(k, r), dtype=np.float64), osm, m, i)
     return LevelTable(R, lay.canon, osm * m, lay.ncarry, m, space.cvals[k], int(space.dmax[k]), 0, NO_SLOTS)
-
-
-@njit(cache=True)
-def _place_block(R, data, osm, m, i):
-    """Copy one block ``data`` into slot ``i`` of the pattern-major table ``R`` of ``m`` sets."""
-    for p in range(len(osm) - 1):
-        w = osm[p + 1] - osm[p]
-        R[osm[p] * m + i * w:osm[p] * m + (i + 1) * w] = data[osm[p]:osm[p + 1]]
 
 
 def block_axes(space, level, k: int, rank: int):
@@ -128,14 +119,24 @@ def set_major(space, k: int, R) -> np.ndarray:
 
 
 def pattern_major(space, k: int, blocks) -> np.ndarray:
-    """Inverse of :func:`set_major`: the flat level table from its blocks ``(nsets, block_len)``."""
-    lay = space.layouts[k]
-    nsets = len(space.sets[k])
-    out = np.empty(lay.size)
-    osm = lay.offset // nsets
-    for p in range(len(lay.canonical)):
-        out[lay.offset[p]:lay.offset[p + 1]] = blocks[:, osm[p]:osm[p + 1]].ravel()
+    """Inverse of :func:`set_major`: the flat level table from its blocks (``nsets`` arrays of ``block_len``).
+
+    Any ``m`` blocks of the level give the pattern-major table of those sets alone, in their order.
+    """
+    osm = space.layouts[k].offset // len(space.sets[k])
+    m = len(blocks)
+    out = np.empty(int(osm[-1]) * m)
+    for i, b in enumerate(blocks):
+        _place_block(out, np.asarray(b, dtype=np.float64), osm, m, i)
     return out
+
+
+@njit(cache=True)
+def _place_block(R, data, osm, m, i):
+    """Copy one block ``data`` into slot ``i`` of the pattern-major table ``R`` of ``m`` sets."""
+    for p in range(len(osm) - 1):
+        w = osm[p + 1] - osm[p]
+        R[osm[p] * m + i * w:osm[p] * m + (i + 1) * w] = data[osm[p]:osm[p + 1]]
 
 
 # ---------------------------------------------------------------------------
@@ -562,8 +563,7 @@ class BlockedTables:
                              f"{self.max_bytes / 1e9:.1f} GB this command may hold: query states one at a time "
                              f"(gops query) or run it on a machine with more memory")
         nsets = len(self.space.sets[k])
-        blocks = np.stack([self.store.read_block(k, r) for r in range(nsets)])
-        return pattern_major(self.space, k, blocks)
+        return pattern_major(self.space, k, [self.store.read_block(k, r) for r in range(nsets)])
 
 
 def _available_bytes() -> int:

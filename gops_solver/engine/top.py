@@ -320,8 +320,7 @@ class TopTables:
             raise IndexError(k)
         if not self.holds(k):
             raise self._refuse(k)
-        blocks = np.stack([self.read_block(k, r) for r in range(len(self.space.sets[k]))])
-        return pattern_major(self.space, k, blocks)
+        return pattern_major(self.space, k, [self.read_block(k, r) for r in range(len(self.space.sets[k]))])
 
     def check(self) -> None:
         """Check every block's stored checksum (reads the file once; nothing is decompressed)."""
